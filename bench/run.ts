@@ -1,0 +1,30 @@
+// `npm run bench`: runs every suite in bench/suites (or those named on the command line), prints
+// one table of ratios against same-run baselines, and writes it to bench/RESULTS.md.
+import { readdirSync, writeFileSync } from 'node:fs';
+import { TABLE_HEADER, ratioRow, type BenchResult } from './lib.js';
+
+const dir = new URL('./suites/', import.meta.url);
+const wanted = process.argv.slice(2);
+const suites = readdirSync(dir)
+  .filter((f) => f.endsWith('.ts'))
+  .filter((f) => wanted.length === 0 || wanted.includes(f.replace(/\.ts$/, '')))
+  .sort();
+
+const lines: string[] = [TABLE_HEADER];
+const notes: string[] = [];
+for (const file of suites) {
+  process.stderr.write(`\n# suite ${file}\n`);
+  const mod = (await import(new URL(file, dir).href)) as { default: () => Promise<BenchResult> };
+  const result = await mod.default();
+  for (const row of result.rows) {
+    const line = ratioRow(row);
+    lines.push(line);
+    process.stderr.write(`${line}\n`);
+  }
+  notes.push(...result.notes);
+}
+const out = `${lines.join('\n')}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`;
+process.stdout.write(`\n${out}`);
+if (wanted.length === 0) {
+  writeFileSync(new URL('./RESULTS.md', import.meta.url), `# Latest benchmark run (${new Date().toISOString()})\n\n${out}`);
+}

@@ -1,0 +1,22 @@
+// Email addresses (API.md section 3): at most 254 characters, local part at most 64, stored as
+// given, compared case-insensitively through the normalized (lowercased) form.
+import { badRequest } from '../errors.js';
+
+// Pragmatic shape check: one @, a dot-atom-ish local part, a domain with at least one dot.
+const SHAPE = /^[^\s@"(),:;<>[\]\\]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
+
+const hasControlCharacter = (s: string) => [...s].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** Returns the address trimmed, or throws BAD_REQUEST. */
+export function parseEmail(raw: string): string {
+  const email = raw.trim();
+  const at = email.lastIndexOf('@');
+  if (email.length > 254 || at < 1 || at > 64 || !SHAPE.test(email) || hasControlCharacter(email)) {
+    throw badRequest('Enter a valid email address.');
+  }
+  return email;
+}

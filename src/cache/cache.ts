@@ -1,0 +1,23 @@
+// The cache contract shared by the Redis store and the in-process memory store. Everything that
+// must agree across instances (sessions, rate limits, rendered cards, the status roll-up) goes
+// through it; the memory store gives one instance the same semantics.
+
+export interface Cache {
+  readonly kind: 'redis' | 'memory';
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, ttlMs: number): Promise<void>;
+  /** Sets only when absent; true when this call set it (locks, single flight). */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /** Reads and deletes atomically (single-use values). */
+  take(key: string): Promise<string | null>;
+  del(...keys: string[]): Promise<void>;
+  /** Fixed-window counter: increments and returns the count and the window's remaining time. */
+  hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }>;
+  /** Reads a counter made by hit() without changing it; null when its window is over. */
+  peek(key: string): Promise<{ count: number; resetMs: number } | null>;
+  publish(channel: string, message: string): Promise<void>;
+  /** Subscribes to a channel; returns a function that unsubscribes. */
+  subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

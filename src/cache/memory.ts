@@ -1,0 +1,108 @@
+// In-process store used when REDIS_URL is unset. Bounded: past maxEntries the oldest keys go, so
+// a flood of distinct keys (random hosts, many IPs) cannot grow memory without limit.
+import { EventEmitter } from 'node:events';
+import type { Cache } from './cache.js';
+
+interface Entry {
+  value: string;
+  expiresAt: number;
+}
+
+export class MemoryCache implements Cache {
+  readonly kind = 'memory' as const;
+  private readonly entries = new Map<string, Entry>();
+  private readonly bus = new EventEmitter();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly maxEntries = 200_000,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.bus.setMaxListeners(0);
+    this.sweeper = setInterval(() => this.sweep(), 30_000);
+    this.sweeper.unref();
+  }
+
+  private live(key: string): Entry | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    if (e.expiresAt <= this.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return e;
+  }
+
+  private put(key: string, value: string, ttlMs: number): void {
+    this.entries.delete(key);
+    this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
+    if (this.entries.size > this.maxEntries) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+  }
+
+  private sweep(): void {
+    const t = this.now();
+    for (const [k, e] of this.entries) if (e.expiresAt <= t) this.entries.delete(k);
+  }
+
+  async get(key: string): Promise<string | null> {
+    return this.live(key)?.value ?? null;
+  }
+
+  async set(key: string, value: string, ttlMs: number): Promise<void> {
+    this.put(key, value, ttlMs);
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    if (this.live(key)) return false;
+    this.put(key, value, ttlMs);
+    return true;
+  }
+
+  async take(key: string): Promise<string | null> {
+    const e = this.live(key);
+    this.entries.delete(key);
+    return e?.value ?? null;
+  }
+
+  async del(...keys: string[]): Promise<void> {
+    for (const k of keys) this.entries.delete(k);
+  }
+
+  async hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }> {
+    const e = this.live(key);
+    if (!e) {
+      this.put(key, '1', windowMs);
+      return { count: 1, resetMs: windowMs };
+    }
+    const count = Number(e.value) + 1;
+    e.value = String(count);
+    return { count, resetMs: e.expiresAt - this.now() };
+  }
+
+  async peek(key: string): Promise<{ count: number; resetMs: number } | null> {
+    const e = this.live(key);
+    return e ? { count: Number(e.value), resetMs: e.expiresAt - this.now() } : null;
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    this.bus.emit(channel, message);
+  }
+
+  async subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>> {
+    this.bus.on(channel, onMessage);
+    return async () => {
+      this.bus.off(channel, onMessage);
+    };
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.entries.clear();
+    this.bus.removeAllListeners();
+  }
+}

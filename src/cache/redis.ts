@@ -1,0 +1,108 @@
+// Redis store: shared by every instance. Commands fail fast while Redis is unreachable (no
+// offline queue), so callers can fall back to the database instead of hanging.
+import { Redis } from 'ioredis';
+import type { Cache } from './cache.js';
+
+const HIT_SCRIPT = `
+local c = redis.call('INCR', KEYS[1])
+if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local t = redis.call('PTTL', KEYS[1])
+return {c, t}`;
+
+export class RedisCache implements Cache {
+  readonly kind = 'redis' as const;
+  private subscriber: Redis | null = null;
+  private readonly handlers = new Map<string, Set<(m: string) => void>>();
+
+  private constructor(
+    private readonly client: Redis,
+    private readonly url: string,
+  ) {}
+
+  static async connect(url: string, opts: { commandTimeoutMs?: number } = {}): Promise<RedisCache> {
+    const client = new Redis(url, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 3000,
+      commandTimeout: opts.commandTimeoutMs ?? 1000,
+      retryStrategy: (times) => Math.min(times * 200, 2000),
+    });
+    client.on('error', () => {
+      /* reported through failing commands; reconnects by itself */
+    });
+    await client.connect();
+    return new RedisCache(client, url);
+  }
+
+  async get(key: string): Promise<string | null> {
+    return this.client.get(key);
+  }
+
+  async set(key: string, value: string, ttlMs: number): Promise<void> {
+    await this.client.set(key, value, 'PX', Math.max(1, Math.ceil(ttlMs)));
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    return (await this.client.set(key, value, 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX')) === 'OK';
+  }
+
+  async take(key: string): Promise<string | null> {
+    return this.client.getdel(key);
+  }
+
+  async del(...keys: string[]): Promise<void> {
+    if (keys.length > 0) await this.client.del(...keys);
+  }
+
+  async hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }> {
+    const [count, ttl] = (await this.client.eval(HIT_SCRIPT, 1, key, String(windowMs))) as [number, number];
+    return { count, resetMs: ttl > 0 ? ttl : windowMs };
+  }
+
+  async peek(key: string): Promise<{ count: number; resetMs: number } | null> {
+    const res = await this.client.multi().get(key).pttl(key).exec();
+    const value = res?.[0]?.[1] as string | null | undefined;
+    const ttl = Number(res?.[1]?.[1] ?? -2);
+    if (value == null || ttl <= 0) return null;
+    return { count: Number(value), resetMs: ttl };
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    await this.client.publish(channel, message);
+  }
+
+  async subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>> {
+    if (!this.subscriber) {
+      this.subscriber = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: null });
+      this.subscriber.on('error', () => {});
+      this.subscriber.on('message', (ch: string, msg: string) => {
+        for (const h of this.handlers.get(ch) ?? []) h(msg);
+      });
+      await this.subscriber.connect();
+    }
+    let set = this.handlers.get(channel);
+    if (!set) {
+      set = new Set();
+      this.handlers.set(channel, set);
+      await this.subscriber.subscribe(channel);
+    }
+    set.add(onMessage);
+    return async () => {
+      set.delete(onMessage);
+      if (set.size === 0) {
+        this.handlers.delete(channel);
+        await this.subscriber?.unsubscribe(channel);
+      }
+    };
+  }
+
+  async ping(): Promise<void> {
+    await this.client.ping();
+  }
+
+  async close(): Promise<void> {
+    this.subscriber?.disconnect();
+    await this.client.quit().catch(() => this.client.disconnect());
+  }
+}

@@ -1,0 +1,170 @@
+// The only reader of process.env. Parsed once at start-up; a bad value stops start-up with one
+// line naming the variable (API.md section 1).
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const url = (name: string) =>
+  z.string().refine((v) => URL.canParse(v), { message: `${name} is not a valid URL` });
+
+const optionalUrl = (name: string) => url(name).optional();
+
+const bool = (name: string) =>
+  z
+    .enum(['true', 'false', '1', '0', ''], { message: `${name} must be true or false` })
+    .transform((v) => v === 'true' || v === '1');
+
+const EnvSchema = z.object({
+  NODE_ENV: z.string().default('development'),
+  PORT: z
+    .string()
+    .default('4000')
+    .refine((v) => /^\d+$/.test(v) && Number(v) <= 65535, { message: 'PORT must be a number from 0 to 65535' })
+    .transform(Number),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: optionalUrl('DATABASE_URL'),
+  REDIS_URL: optionalUrl('REDIS_URL'),
+  SMTP_URL: optionalUrl('SMTP_URL'),
+  MAIL_FROM: z.string().min(3).default('Tunnel Service <no-reply@localhost>'),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  BASE_URL: optionalUrl('BASE_URL'),
+  APP_URL: optionalUrl('APP_URL'),
+  ZONE: z
+    .string()
+    .default('tunnels.localhost')
+    .refine((v) => /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i.test(v), {
+      message: 'ZONE must be a DNS name such as tunnels.example.com',
+    }),
+  BROKER_HEALTH_URL: optionalUrl('BROKER_HEALTH_URL'),
+  API_HEALTH_URL: optionalUrl('API_HEALTH_URL'),
+  INTERNAL_API_TOKEN: z.string().min(1).optional(),
+  TRUST_PROXY: bool('TRUST_PROXY').default(false),
+  ALLOWED_ORIGINS: z.string().optional(),
+  GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+  GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
+  GITHUB_CLIENT_ID: z.string().min(1).optional(),
+  GITHUB_CLIENT_SECRET: z.string().min(1).optional(),
+  GOOGLE_AUTHORIZATION_URL: url('GOOGLE_AUTHORIZATION_URL').default('https://accounts.google.com/o/oauth2/v2/auth'),
+  GOOGLE_TOKEN_URL: url('GOOGLE_TOKEN_URL').default('https://oauth2.googleapis.com/token'),
+  GOOGLE_USERINFO_URL: url('GOOGLE_USERINFO_URL').default('https://openidconnect.googleapis.com/v1/userinfo'),
+  GITHUB_AUTHORIZATION_URL: url('GITHUB_AUTHORIZATION_URL').default('https://github.com/login/oauth/authorize'),
+  GITHUB_TOKEN_URL: url('GITHUB_TOKEN_URL').default('https://github.com/login/oauth/access_token'),
+  GITHUB_API_URL: url('GITHUB_API_URL').default('https://api.github.com'),
+  SERVICE_NAME: z.string().min(1).default('Tunnel Service'),
+  CARD_SCHEMA_URL: url('CARD_SCHEMA_URL').default(
+    'https://static.modelcontextprotocol.io/schemas/2025-09-29/server-card.schema.json',
+  ),
+  METRICS_TOKEN: z.string().min(1).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl('OTEL_EXPORTER_OTLP_ENDPOINT'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface OAuthProviderConfig {
+  clientId: string;
+  clientSecret: string;
+}
+
+export interface Config {
+  production: boolean;
+  port: number;
+  host: string;
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  smtpUrl: string | null;
+  mailFrom: string;
+  dataDir: string;
+  baseUrl: string;
+  appUrl: string;
+  /** Lowercase, no trailing dot. */
+  zone: string;
+  brokerHealthUrl: string | null;
+  apiHealthUrl: string;
+  internalApiToken: string | null;
+  trustProxy: boolean;
+  allowedOrigins: ReadonlySet<string>;
+  /** Secure cookies when the API is served over https. */
+  secureCookies: boolean;
+  /** Host (without port) the API is reached on, from BASE_URL. */
+  apiHostname: string;
+  google: (OAuthProviderConfig & { authorizationUrl: string; tokenUrl: string; userinfoUrl: string }) | null;
+  github: (OAuthProviderConfig & { authorizationUrl: string; tokenUrl: string; apiUrl: string }) | null;
+  serviceName: string;
+  cardSchemaUrl: string;
+  metricsToken: string | null;
+  otlpEndpoint: string | null;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+function stripSlash(u: string): string {
+  return u.replace(/\/+$/, '');
+}
+
+/** Parses the environment; throws ConfigError with one line naming the first bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings mean "unset", as in most .env files and compose files.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue?.path[0] ?? 'environment');
+    const message = issue?.message ?? 'invalid';
+    throw new ConfigError(message.includes(name) ? message : `${name}: ${message}`);
+  }
+  const e = parsed.data;
+  const baseUrl = stripSlash(e.BASE_URL ?? `http://localhost:${e.PORT}`);
+  const appUrl = stripSlash(e.APP_URL ?? baseUrl);
+  const originsRaw = e.ALLOWED_ORIGINS ?? new URL(appUrl).origin;
+  const origins = originsRaw
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  for (const o of origins) {
+    if (!URL.canParse(o)) throw new ConfigError(`ALLOWED_ORIGINS: ${o} is not a valid origin`);
+  }
+  const pair = (id?: string, secret?: string, name = '') => {
+    if (Boolean(id) !== Boolean(secret)) {
+      throw new ConfigError(`${name}_CLIENT_ID and ${name}_CLIENT_SECRET must be set together`);
+    }
+    return id && secret ? { clientId: id, clientSecret: secret } : null;
+  };
+  const google = pair(e.GOOGLE_CLIENT_ID, e.GOOGLE_CLIENT_SECRET, 'GOOGLE');
+  const github = pair(e.GITHUB_CLIENT_ID, e.GITHUB_CLIENT_SECRET, 'GITHUB');
+  return {
+    production: e.NODE_ENV === 'production',
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL ?? null,
+    redisUrl: e.REDIS_URL ?? null,
+    smtpUrl: e.SMTP_URL ?? null,
+    mailFrom: e.MAIL_FROM,
+    dataDir: resolve(e.DATA_DIR),
+    baseUrl,
+    appUrl,
+    zone: e.ZONE.toLowerCase().replace(/\.$/, ''),
+    brokerHealthUrl: e.BROKER_HEALTH_URL ?? null,
+    apiHealthUrl: e.API_HEALTH_URL ?? `http://127.0.0.1:${e.PORT}/healthz`,
+    internalApiToken: e.INTERNAL_API_TOKEN ?? null,
+    trustProxy: e.TRUST_PROXY,
+    allowedOrigins: new Set(origins.map((o) => new URL(o).origin)),
+    secureCookies: baseUrl.startsWith('https:'),
+    apiHostname: new URL(baseUrl).hostname.toLowerCase(),
+    google: google && {
+      ...google,
+      authorizationUrl: e.GOOGLE_AUTHORIZATION_URL,
+      tokenUrl: e.GOOGLE_TOKEN_URL,
+      userinfoUrl: e.GOOGLE_USERINFO_URL,
+    },
+    github: github && {
+      ...github,
+      authorizationUrl: e.GITHUB_AUTHORIZATION_URL,
+      tokenUrl: e.GITHUB_TOKEN_URL,
+      apiUrl: stripSlash(e.GITHUB_API_URL),
+    },
+    serviceName: e.SERVICE_NAME,
+    cardSchemaUrl: e.CARD_SCHEMA_URL,
+    metricsToken: e.METRICS_TOKEN ?? null,
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,90 @@
+// Creates the infrastructure once (database, cache, mail, metrics) and the domain's view of it.
+// Tests call createDeps with their own clock, logger or config; main.ts with the environment's.
+import { fileURLToPath } from 'node:url';
+import pino, { type Logger } from 'pino';
+import type { AccountsDeps } from './accounts/context.js';
+import type { Cache } from './cache/cache.js';
+import { MemoryCache } from './cache/memory.js';
+import { RedisCache } from './cache/redis.js';
+import type { Config } from './config.js';
+import { type Database, openDatabase } from './db/client.js';
+import { DomainEvents } from './events.js';
+import { fileTransport, smtpTransport } from './mail/transport.js';
+import { MailWorker } from './mail/worker.js';
+import { createMetrics, type Metrics } from './observability/metrics.js';
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
+
+export interface Deps extends AccountsDeps {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  database: Database;
+  mailWorker: MailWorker;
+  close(): Promise<void>;
+}
+
+export interface DepsOptions {
+  clock?: () => Date;
+  logger?: Logger;
+  /** Mail retry backoff base (tests shorten it). */
+  mailRetryBaseMs?: number;
+  mailPollMs?: number;
+}
+
+export function createLogger(config: Config): Logger {
+  return pino({
+    level: config.logLevel,
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token', '*.password', '*.token'],
+      censor: '[redacted]',
+    },
+  });
+}
+
+export async function createDeps(config: Config, opts: DepsOptions = {}): Promise<Deps> {
+  const logger = opts.logger ?? createLogger(config);
+  const clock = opts.clock ?? (() => new Date());
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    migrationsDir: MIGRATIONS_DIR,
+    logger,
+  });
+  let cache: Cache;
+  try {
+    cache = config.redisUrl ? await RedisCache.connect(config.redisUrl) : new MemoryCache();
+  } catch (err) {
+    await database.close();
+    throw new Error(`REDIS_URL: cannot connect (${(err as Error).message})`, { cause: err });
+  }
+  const transport = config.smtpUrl ? smtpTransport(config.smtpUrl) : fileTransport(config.dataDir, logger);
+  const mailWorker = new MailWorker({
+    db: database.prisma,
+    transport,
+    from: config.mailFrom,
+    logger,
+    ...(opts.mailPollMs !== undefined ? { pollMs: opts.mailPollMs } : {}),
+    ...(opts.mailRetryBaseMs !== undefined ? { retryBaseMs: opts.mailRetryBaseMs } : {}),
+  });
+  mailWorker.start();
+  return {
+    config,
+    logger,
+    clock,
+    db: database.prisma,
+    cache,
+    database,
+    metrics: createMetrics(),
+    events: new DomainEvents(logger),
+    mailContext: { serviceName: config.serviceName, appUrl: config.appUrl },
+    mailNotify: () => mailWorker.nudge(),
+    mailWorker,
+    async close() {
+      await mailWorker.stop();
+      transport.close();
+      await cache.close();
+      await database.close();
+    },
+  };
+}

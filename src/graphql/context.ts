@@ -1,0 +1,12 @@
+// The per-request context of every resolver, built by the HTTP adapter (GraphQL or REST shim).
+import type { AccountsDeps, ClientInfo, Viewer } from '../accounts/context.js';
+import type { Config } from '../config.js';
+
+export interface GraphQLContext {
+  deps: AccountsDeps & { config: Config };
+  viewer: Viewer | null;
+  client: ClientInfo;
+  /** Sets the HttpOnly session cookie on the response (both surfaces sign the dashboard in). */
+  setSessionCookie(token: string, expiresAt: Date): void;
+  clearSessionCookie(): void;
+}

@@ -1,0 +1,9 @@
+// Imports every type file (each registers its types on the builder) and builds the schema.
+import { builder } from './builder.js';
+import './types/account.js';
+import './types/session.js';
+import './types/sso.js';
+import './types/tunnel.js';
+import './types/status.js';
+
+export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,140 @@
+// Account: the `me` query and the account mutations of API.md section 5.
+import { confirmEmailChange, requestEmailChange } from '../../accounts/email-change.js';
+import { resendVerification, verifyEmail } from '../../accounts/email-verification.js';
+import { deleteAccount } from '../../accounts/deletion.js';
+import { changePassword } from '../../accounts/password-change.js';
+import { forgotPassword, resetPassword } from '../../accounts/password-reset.js';
+import { signup } from '../../accounts/signup.js';
+import { renameSlug } from '../../accounts/slug-rename.js';
+import { builder } from '../builder.js';
+
+export const LinkedProviderRef = builder.prismaObject('LinkedIdentity', {
+  name: 'LinkedProvider',
+  fields: (t) => ({
+    provider: t.exposeString('provider'),
+    email: t.exposeString('email'),
+    linkedAt: t.expose('linkedAt', { type: 'DateTime' }),
+  }),
+});
+
+export const LastLoginRef = builder.objectRef<{ at: Date; ip: string }>('LastLogin').implement({
+  fields: (t) => ({
+    at: t.expose('at', { type: 'DateTime' }),
+    ip: t.exposeString('ip', { description: 'Masked: 203.0.113.x or 2001:db8:1::x' }),
+  }),
+});
+
+export const AccountRef = builder.prismaObject('Account', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    email: t.expose('email', { type: 'EmailAddress' }),
+    emailVerified: t.exposeBoolean('emailVerified'),
+    slug: t.exposeString('slug'),
+    plan: t.exposeString('plan'),
+    hasPassword: t.boolean({
+      select: { passwordHash: true },
+      resolve: (a) => a.passwordHash !== null,
+    }),
+    linkedProviders: t.relation('linkedIdentities', { query: { orderBy: { linkedAt: 'asc' } } }),
+    lastLogin: t.field({
+      type: LastLoginRef,
+      nullable: true,
+      select: { lastLoginAt: true, lastLoginIp: true },
+      resolve: (a) => (a.lastLoginAt ? { at: a.lastLoginAt, ip: a.lastLoginIp ?? 'unknown' } : null),
+    }),
+  }),
+});
+
+builder.queryField('me', (t) =>
+  t.prismaField({
+    type: 'Account',
+    nullable: true,
+    description: 'The signed-in account; null when signed out.',
+    resolve: (query, _root, _args, ctx) =>
+      ctx.viewer ? ctx.deps.db.account.findUnique({ ...query, where: { id: ctx.viewer.accountId } }) : null,
+  }),
+);
+
+const VerifyEmailPayload = builder.objectRef<{ emailVerified: boolean }>('VerifyEmailPayload').implement({
+  fields: (t) => ({ emailVerified: t.exposeBoolean('emailVerified') }),
+});
+
+const EmailChangePayload = builder.objectRef<{ email: string }>('EmailChangePayload').implement({
+  fields: (t) => ({ email: t.expose('email', { type: 'EmailAddress' }) }),
+});
+
+builder.mutationFields((t) => ({
+  signup: t.prismaField({
+    type: 'Account',
+    args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const created = await signup(ctx.deps, args, ctx.client);
+      return ctx.deps.db.account.findUniqueOrThrow({ ...query, where: { id: created.id } });
+    },
+  }),
+  verifyEmail: t.field({
+    type: VerifyEmailPayload,
+    args: { token: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => verifyEmail(ctx.deps, args.token),
+  }),
+  resendVerification: t.boolean({
+    authScopes: { signedIn: true },
+    resolve: async (_root, _args, ctx) => {
+      await resendVerification(ctx.deps, ctx.viewer!.accountId);
+      return true;
+    },
+  }),
+  changeEmail: t.boolean({
+    authScopes: { signedIn: true },
+    args: { currentPassword: t.arg.string({ required: true }), newEmail: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      await requestEmailChange(ctx.deps, ctx.viewer!.accountId, args, ctx.client);
+      return true;
+    },
+  }),
+  confirmEmailChange: t.field({
+    type: EmailChangePayload,
+    args: { token: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => confirmEmailChange(ctx.deps, args.token),
+  }),
+  changePassword: t.boolean({
+    authScopes: { signedIn: true },
+    args: { currentPassword: t.arg.string({ required: true }), newPassword: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      await changePassword(ctx.deps, ctx.viewer!, args, ctx.client);
+      return true;
+    },
+  }),
+  forgotPassword: t.boolean({
+    args: { email: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      await forgotPassword(ctx.deps, args.email);
+      return true;
+    },
+  }),
+  resetPassword: t.boolean({
+    args: { token: t.arg.string({ required: true }), newPassword: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      await resetPassword(ctx.deps, args);
+      return true;
+    },
+  }),
+  renameSlug: t.prismaField({
+    type: 'Account',
+    authScopes: { signedIn: true },
+    args: { slug: t.arg.string({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      await renameSlug(ctx.deps, ctx.viewer!.accountId, args.slug);
+      return ctx.deps.db.account.findUniqueOrThrow({ ...query, where: { id: ctx.viewer!.accountId } });
+    },
+  }),
+  deleteAccount: t.boolean({
+    authScopes: { signedIn: true },
+    args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      await deleteAccount(ctx.deps, ctx.viewer!, args, ctx.client);
+      ctx.clearSessionCookie();
+      return true;
+    },
+  }),
+}));

@@ -1,0 +1,2 @@
+// SSO: linked providers, unlinking and confirming a pending link (filled by the SSO work).
+export {};

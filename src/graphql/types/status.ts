@@ -1,0 +1,2 @@
+// Query.status: the status roll-up (filled by the status work).
+export {};

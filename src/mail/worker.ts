@@ -1,0 +1,122 @@
+// Delivers outbox rows. Claims due rows with FOR UPDATE SKIP LOCKED (several instances can run
+// workers), deletes a row once sent, and backs off exponentially on failure, so an SMTP outage
+// delays mail but never loses it and never fails the request that caused it.
+import type { Logger } from 'pino';
+import type { Db } from '../db/client.js';
+import type { MailTransport } from './transport.js';
+
+interface OutboxRow {
+  id: string;
+  kind: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  attempts: number;
+}
+
+export interface MailWorkerOptions {
+  db: Db;
+  transport: MailTransport;
+  from: string;
+  logger: Logger;
+  pollMs?: number;
+  batchSize?: number;
+  /** Base of the exponential backoff; attempt n waits base * 2^(n-1), capped at 10 minutes. */
+  retryBaseMs?: number;
+}
+
+export class MailWorker {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+
+  constructor(private readonly opts: MailWorkerOptions) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Called after a transaction that enqueued mail: deliver now rather than at the next poll. */
+  nudge(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.drain().finally(() => {
+        this.running = null;
+        const next = this.again ? 0 : (this.opts.pollMs ?? 1000);
+        this.again = false;
+        this.schedule(next);
+      });
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** Sends every due row; returns when none is left. Exposed for tests and shutdown. */
+  async drain(): Promise<void> {
+    for (;;) {
+      const n = await this.sendBatch().catch((err: unknown) => {
+        this.opts.logger.warn({ err: (err as Error).message }, 'mail outbox poll failed');
+        return 0;
+      });
+      if (n === 0 || this.stopped) return;
+    }
+  }
+
+  private async sendBatch(): Promise<number> {
+    const { db, transport, from, logger } = this.opts;
+    const base = this.opts.retryBaseMs ?? 2000;
+    // Claim with a lease in one statement: no transaction stays open while SMTP talks, and a
+    // worker that dies mid-send leaves rows that become due again when the lease runs out.
+    const rows = await db.$queryRaw<OutboxRow[]>`
+      UPDATE outbox_emails SET next_attempt_at = now() + interval '2 minutes'
+      WHERE id IN (
+        SELECT id FROM outbox_emails WHERE next_attempt_at <= now()
+        ORDER BY created_at LIMIT ${this.opts.batchSize ?? 20} FOR UPDATE SKIP LOCKED)
+      RETURNING id, kind, to_address, subject, text_body, html_body, attempts`;
+    let sent = 0;
+    for (const row of rows) {
+      try {
+        await transport.send({
+          id: row.id,
+          kind: row.kind,
+          from,
+          to: row.to_address,
+          subject: row.subject,
+          text: row.text_body,
+          html: row.html_body,
+        });
+        await db.outboxEmail.deleteMany({ where: { id: row.id } });
+        sent++;
+      } catch (err) {
+        const delay = Math.min(base * 2 ** row.attempts, 600_000);
+        const message = String((err as Error).message).slice(0, 500);
+        await db.outboxEmail.updateMany({
+          where: { id: row.id },
+          data: { attempts: { increment: 1 }, nextAttemptAt: new Date(Date.now() + delay), lastError: message },
+        });
+        logger.warn({ kind: row.kind, attempts: row.attempts + 1, retryInMs: delay, err: message }, 'email delivery failed; will retry');
+      }
+    }
+    // When every claimed row failed, stop this drain: the backoff decides when to try again.
+    return sent;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+}

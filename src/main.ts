@@ -1,0 +1,51 @@
+// Entry point: config → deps → app → listen; graceful shutdown on SIGTERM/SIGINT.
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { createDeps } from './deps.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const deps = await createDeps(config);
+  const app = await buildApp(deps);
+  const address = await app.listen();
+  deps.logger.info(
+    {
+      address,
+      database: deps.database.embedded ? 'embedded (PGlite)' : 'postgresql',
+      cache: deps.cache.kind,
+      mail: config.smtpUrl ? 'smtp' : 'outbox folder',
+    },
+    `listening on ${address}`,
+  );
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    deps.logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    try {
+      await app.close();
+      await deps.close();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`start-up failed: ${(err as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,8 @@
+// Every REST route, by domain.
+import type { RestRoute } from './route.js';
+import { accountRoutes } from './routes/accounts.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { ssoRoutes } from './routes/sso.js';
+import { tunnelRoutes } from './routes/tunnels.js';
+
+export const restRoutes: RestRoute[] = [...accountRoutes, ...sessionRoutes, ...ssoRoutes, ...tunnelRoutes];

@@ -1,0 +1,69 @@
+// A small HTTP client over node:http: unlike fetch it lets tests set the Host header, which host
+// routing depends on, and it never follows redirects.
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+
+export interface Reply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test assertions read arbitrary JSON
+}
+
+export interface RequestOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  /** Objects are sent as JSON; strings and Buffers as they are. */
+  body?: unknown;
+  host?: string;
+  bearer?: string;
+  cookie?: string;
+}
+
+export function request(baseUrl: string, path: string, opts: RequestOptions = {}): Promise<Reply> {
+  const url = new URL(path, baseUrl);
+  const headers: Record<string, string> = { ...opts.headers };
+  let payload: Buffer | undefined;
+  if (opts.body !== undefined) {
+    payload = Buffer.isBuffer(opts.body)
+      ? opts.body
+      : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
+    headers['content-type'] ??= 'application/json';
+    headers['content-length'] = String(payload.length);
+  }
+  if (opts.host) headers.host = opts.host;
+  if (opts.bearer) headers.authorization = `Bearer ${opts.bearer}`;
+  if (opts.cookie) headers.cookie = opts.cookie;
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { hostname: url.hostname, port: url.port, path: url.pathname + url.search, method: opts.method ?? 'GET', headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    if (payload) req.write(payload);
+    req.end();
+  });
+}
+
+/** The value of the `session` cookie set by a response, if any. */
+export function sessionCookie(reply: Reply): string | null {
+  const set = reply.headers['set-cookie'] ?? [];
+  for (const c of set) {
+    const m = /^session=([^;]*)/.exec(c);
+    if (m) return m[1] ?? null;
+  }
+  return null;
+}
