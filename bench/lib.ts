@@ -99,7 +99,8 @@ function rssOf(pid: number): number {
 
 export async function spawnNode(script: string, env: Record<string, string>, readyPath = '/healthz'): Promise<Proc> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...loader, script], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL ?? 'warn', NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -125,7 +126,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Pro
   const base: Record<string, string> = { DATA_DIR: dataDir };
   if (process.env.BENCH_DATABASE_URL) base.DATABASE_URL = process.env.BENCH_DATABASE_URL;
   if (process.env.BENCH_REDIS_URL) base.REDIS_URL = process.env.BENCH_REDIS_URL;
-  const proc = await spawnNode('src/main.ts', { ...base, ...env });
+  const proc = await spawnNode('dist/main.js', { ...base, ...env });
   return {
     ...proc,
     dataDir,

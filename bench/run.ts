@@ -1,6 +1,8 @@
 // `npm run bench`: runs every suite in bench/suites (or those named on the command line), prints
 // one table of ratios against same-run baselines, and writes it to bench/RESULTS.md.
+import { spawnSync } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
+import { prepareBackends } from './backends.js';
 import { TABLE_HEADER, ratioRow, type BenchResult } from './lib.js';
 
 const dir = new URL('./suites/', import.meta.url);
@@ -10,6 +12,10 @@ const suites = readdirSync(dir)
   .filter((f) => wanted.length === 0 || wanted.includes(f.replace(/\.ts$/, '')))
   .sort();
 
+// The server runs as `npm start` does: compiled with scripts/build.mjs, on plain node.
+const built = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+if (built.status !== 0) process.exit(built.status ?? 1);
+const cleanup = await prepareBackends();
 const lines: string[] = [TABLE_HEADER];
 const notes: string[] = [];
 for (const file of suites) {
@@ -23,6 +29,9 @@ for (const file of suites) {
   }
   notes.push(...result.notes);
 }
+await cleanup();
+const backend = process.env.BENCH_DATABASE_URL ? `PostgreSQL${process.env.BENCH_REDIS_URL ? ' + Redis' : ''}` : 'embedded PGlite + memory cache';
+notes.push(`backend: ${backend}; ${process.env.BENCH_SECONDS ?? 8} s per measurement after a 1 s warm-up; 2-core machine, load generator on the same machine`);
 const out = `${lines.join('\n')}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`;
 process.stdout.write(`\n${out}`);
 if (wanted.length === 0) {

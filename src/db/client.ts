@@ -3,7 +3,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { Logger } from 'pino';
 import { PrismaClient } from '../generated/prisma/client.js';
-import { startEmbeddedPostgres } from './embedded.js';
 import { applyMigrations } from './migrate.js';
 
 export type Db = PrismaClient;
@@ -25,7 +24,8 @@ export interface DatabaseOptions {
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
-  const embedded = opts.databaseUrl ? null : await startEmbeddedPostgres(opts.dataDir);
+  // Imported only when used: PGlite's WebAssembly costs memory a PostgreSQL deployment never needs.
+  const embedded = opts.databaseUrl ? null : await (await import('./embedded.js')).startEmbeddedPostgres(opts.dataDir);
   const url = opts.databaseUrl ?? embedded!.url;
   try {
     const applied = await applyMigrations(url, opts.migrationsDir);
