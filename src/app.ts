@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import cookie from '@fastify/cookie';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { createCardHandlers } from './cards/http.js';
+import { sameSecret } from './crypto/tokens.js';
 import type { Deps } from './deps.js';
 import { AppError } from './errors.js';
 import type { GraphQLContext } from './graphql/context.js';
@@ -173,7 +174,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
 
   fastify.get('/healthz', async (_req, reply) => reply.type('text/plain; charset=utf-8').send('ok'));
   fastify.get('/metrics', async (req, reply) => {
-    if (config.metricsToken && req.headers.authorization !== `Bearer ${config.metricsToken}`) {
+    if (config.metricsToken && !sameSecret(req.headers.authorization ?? '', `Bearer ${config.metricsToken}`)) {
       return sendProblem(reply, { code: 'UNAUTHENTICATED', status: 401, message: 'A metrics token is required.' });
     }
     return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
