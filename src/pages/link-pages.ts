@@ -1,4 +1,4 @@
-// GET /verify-email, /reset-password, /confirm-email-change: each completes its flow through the
+// GET /verify-email, /reset-password, /confirm-email-change, /link-account: each completes its flow through the
 // public REST API and says what happened. Opening a page changes nothing by itself (link
 // scanners fetch URLs); verification runs from the page's script or its button.
 import type { FastifyInstance } from 'fastify';
@@ -80,6 +80,17 @@ export const LINK_PAGES: LinkPage[] = [
       '<label for="confirm_password">Repeat it</label>' +
       '<input id="confirm_password" name="confirm_password" type="password" minlength="8" maxlength="128" autocomplete="new-password" required>' +
       '<button type="submit">Set password</button></form>',
+  },
+  {
+    path: '/link-account',
+    flow: 'link-account',
+    title: 'Link your sign-in provider',
+    body:
+      '<form><p>An account with this email already exists. Enter its password to link the provider to it; ' +
+      'nothing is linked until you do.</p>' +
+      '<label for="password">Password of your account</label>' +
+      '<input id="password" name="password" type="password" maxlength="128" autocomplete="current-password" required>' +
+      '<button type="submit">Link and sign in</button></form>',
   },
 ];
 
