@@ -77,6 +77,10 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
+    // Router-level refusals (malformed URL, over-long path parameter) answer problem+json too.
+    frameworkErrors: (err, _req, reply) => {
+      sendProblem(reply, { code: 'BAD_REQUEST', status: err.statusCode ?? 400, message: 'The request URL is malformed or too long.' });
+    },
     serverFactory: (handler) =>
       createServer((req: IncomingMessage, res: ServerResponse) => {
         const hostname = hostnameOf(req);

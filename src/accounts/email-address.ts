@@ -2,10 +2,15 @@
 // given, compared case-insensitively through the normalized (lowercased) form.
 import { badRequest } from '../errors.js';
 
-// Pragmatic shape check: one @, a dot-atom-ish local part, a domain with at least one dot.
-const SHAPE = /^[^\s@"(),:;<>[\]\\]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
+// Pragmatic shape check: one @, a dot-atom-ish local part of ASCII atext (RFC 5321; the same set
+// the GraphQL EmailAddress scalar serializes, so an accepted address can always be answered), a
+// domain with at least one dot.
+const SHAPE = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
 
 const hasControlCharacter = (s: string) => [...s].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+
+/** PostgreSQL text cannot hold NUL, so such a value can match no stored row (and must not reach a query). */
+export const hasNul = (s: string): boolean => s.includes('\u0000');
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();

@@ -4,7 +4,7 @@
 import { AppError } from '../errors.js';
 import { issueSignIn, type SignedIn } from '../sessions/sign-in.js';
 import type { AccountsDeps, ClientInfo } from './context.js';
-import { normalizeEmail } from './email-address.js';
+import { hasNul, normalizeEmail } from './email-address.js';
 import { networkOf } from './network.js';
 import { burnPasswordHash, verifyPassword } from './password.js';
 import { LIMITS, assertUnderLimit, consume, resetLimit } from './rate-limit.js';
@@ -21,10 +21,12 @@ export async function login(
   const emailKey = normalizeEmail(input.email).slice(0, 320);
   await assertUnderLimit(deps.cache, LIMITS.loginPerAccount, emailKey);
   await assertUnderLimit(deps.cache, LIMITS.loginPerIp, ipSubject(client.ip));
-  const account = await deps.db.account.findUnique({
-    where: { emailNormalized: emailKey },
-    select: { id: true, email: true, emailVerified: true, passwordHash: true },
-  });
+  const account = hasNul(emailKey)
+    ? null
+    : await deps.db.account.findUnique({
+        where: { emailNormalized: emailKey },
+        select: { id: true, email: true, emailVerified: true, passwordHash: true },
+      });
   const check = account?.passwordHash
     ? await verifyPassword(account.passwordHash, input.password)
     : (await burnPasswordHash(input.password), { valid: false, rehash: null });

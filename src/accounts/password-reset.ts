@@ -6,14 +6,14 @@ import { enqueueEmail } from '../mail/outbox.js';
 import { resetPassword as resetMessage } from '../mail/templates.js';
 import { revokeAccountSessions } from '../sessions/session.js';
 import type { AccountsDeps } from './context.js';
-import { normalizeEmail } from './email-address.js';
+import { hasNul, normalizeEmail } from './email-address.js';
 import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
 import { assertPasswordLength, hashPassword } from './password.js';
 import { LIMITS, consume } from './rate-limit.js';
 
 export async function forgotPassword(deps: AccountsDeps, email: string): Promise<void> {
   const emailNormalized = normalizeEmail(email);
-  if (emailNormalized.length > 254) return;
+  if (emailNormalized.length > 254 || hasNul(emailNormalized)) return;
   const account = await deps.db.account.findUnique({ where: { emailNormalized }, select: { id: true, email: true } });
   if (!account) return;
   const { allowed } = await consume(deps.cache, LIMITS.forgotPassword, account.id);

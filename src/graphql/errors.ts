@@ -40,7 +40,8 @@ export function maskError(error: unknown): GraphQLError {
     ...(gqlError?.nodes ? { nodes: gqlError.nodes } : {}),
     ...(gqlError?.path ? { path: gqlError.path } : {}),
     extensions: {
-      code: c.code,
+      // The catalog has no INTERNAL: a masked fault answers UNAVAILABLE, as problem+json does.
+      code: c.code === 'INTERNAL' ? 'UNAVAILABLE' : c.code,
       ...(c.retryAfterSeconds !== undefined ? { retryAfter: c.retryAfterSeconds } : {}),
     },
   });

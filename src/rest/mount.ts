@@ -24,10 +24,17 @@ function variablesOf(route: RestRoute, req: FastifyRequest): Record<string, unkn
   if (route.body) {
     const body = req.body ?? {};
     if (!isPlainObject(body)) throw new AppError('BAD_REQUEST', 'The request body must be a JSON object.');
-    for (const [field, variable] of Object.entries(route.body)) variables[variable] = body[field];
+    // An absent field stays absent (GraphQL would coerce `undefined` to null: "clear it").
+    for (const [field, variable] of Object.entries(route.body)) {
+      if (body[field] !== undefined) variables[variable] = body[field];
+    }
   }
   const params = (req.params ?? {}) as Record<string, string>;
-  for (const [param, variable] of Object.entries(route.params ?? {})) variables[variable] = params[param];
+  for (const [param, variable] of Object.entries(route.params ?? {})) {
+    // No stored id holds a NUL byte (PostgreSQL text cannot), and a query with one fails.
+    if (params[param]?.includes('\u0000')) throw new AppError('NOT_FOUND', 'Not found.');
+    variables[variable] = params[param];
+  }
   return variables;
 }
 
@@ -36,7 +43,8 @@ function restMessage(route: RestRoute, message: string): string {
   const m = /^Variable "\$(\w+)" (?:of required type "[^"]+" was not provided|of non-null type "[^"]+" must not be null|got invalid value)/.exec(message);
   if (!m) return message;
   const field = Object.entries({ ...route.body, ...route.params }).find(([, v]) => v === m[1])?.[0] ?? m[1];
-  return message.includes('invalid value') ? `"${field}" must be a string.` : `"${field}" is required.`;
+  if (!message.includes('invalid value')) return `"${field}" is required.`;
+  return /\bBoolean cannot represent/.test(message) ? `"${field}" must be a boolean.` : `"${field}" must be a string.`;
 }
 
 export function mountRest(

@@ -3,10 +3,14 @@ import type { AccountsDeps, Viewer } from '../accounts/context.js';
 import { badRequest, notFound } from '../errors.js';
 import { revokeAccountSessions, revokeSessions } from './session.js';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export async function revokeOtherSession(deps: AccountsDeps, viewer: Viewer, sessionId: string): Promise<void> {
   if (sessionId === viewer.sessionId) {
     throw badRequest('This is the current session; use POST /auth/logout to end it.');
   }
+  // Session ids are UUIDs; anything else (NUL bytes included, which PostgreSQL refuses) is unknown.
+  if (!UUID.test(sessionId)) throw notFound('No such session.');
   const row = await deps.db.session.findFirst({
     where: { id: sessionId, accountId: viewer.accountId },
     select: { id: true, tokenHash: true },

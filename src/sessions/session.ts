@@ -97,8 +97,11 @@ function ttlFor(session: ValidSession, now: number): number {
 }
 
 async function touch(deps: SessionDeps, session: ValidSession, now: number): Promise<void> {
-  // One writer per session per minute across instances.
-  const won = await safely(deps.cache.setIfAbsent(`session-touch:${session.id}`, '1', LAST_SEEN_INTERVAL_MS), true);
+  // One writer per session per minute across instances: the lock is keyed by the last_seen_at
+  // value being replaced, so the (injectable) clock alone decides when a minute has passed; a
+  // wall-clock-only lock would also block the next due write whenever the clock runs ahead.
+  const lock = `session-touch:${session.id}:${session.lastSeenAt}`;
+  const won = await safely(deps.cache.setIfAbsent(lock, '1', LAST_SEEN_INTERVAL_MS), true);
   if (!won) return;
   session.lastSeenAt = now;
   session.expiresAt = now + SESSION_LIFETIME_MS;
