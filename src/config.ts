@@ -3,10 +3,15 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
-const url = (name: string) =>
-  z.string().refine((v) => URL.canParse(v), { message: `${name} is not a valid URL` });
+const HTTP = ['http:', 'https:'];
 
-const optionalUrl = (name: string) => url(name).optional();
+/** A URL with one of the given schemes ("localhost:4000" parses as a URL of scheme "localhost:"). */
+const url = (name: string, schemes: string[] = HTTP) =>
+  z.string().refine((v) => URL.canParse(v) && schemes.includes(new URL(v).protocol), {
+    message: `${name} is not a valid ${schemes.map((s) => s.slice(0, -1)).join('/')} URL`,
+  });
+
+const optionalUrl = (name: string, schemes?: string[]) => url(name, schemes).optional();
 
 const bool = (name: string) =>
   z
@@ -21,9 +26,9 @@ const EnvSchema = z.object({
     .refine((v) => /^\d+$/.test(v) && Number(v) <= 65535, { message: 'PORT must be a number from 0 to 65535' })
     .transform(Number),
   HOST: z.string().min(1).default('0.0.0.0'),
-  DATABASE_URL: optionalUrl('DATABASE_URL'),
-  REDIS_URL: optionalUrl('REDIS_URL'),
-  SMTP_URL: optionalUrl('SMTP_URL'),
+  DATABASE_URL: optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
+  REDIS_URL: optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
+  SMTP_URL: optionalUrl('SMTP_URL', ['smtp:', 'smtps:']),
   MAIL_FROM: z.string().min(3).default('Tunnel Service <no-reply@localhost>'),
   DATA_DIR: z.string().min(1).default('./.data'),
   BASE_URL: optionalUrl('BASE_URL'),

@@ -22,11 +22,17 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 function variablesOf(route: RestRoute, req: FastifyRequest): Record<string, unknown> {
   const variables: Record<string, unknown> = {};
   if (route.body) {
-    const body = req.body ?? {};
-    if (!isPlainObject(body)) throw new AppError('BAD_REQUEST', 'The request body must be a JSON object.');
+    let body: unknown = req.body ?? {};
+    if (!isPlainObject(body)) {
+      if (!route.bodyFallback) throw new AppError('BAD_REQUEST', 'The request body must be a JSON object.');
+      body = {};
+    }
+    const fields = body as Record<string, unknown>;
     // An absent field stays absent (GraphQL would coerce `undefined` to null: "clear it").
     for (const [field, variable] of Object.entries(route.body)) {
-      if (body[field] !== undefined) variables[variable] = body[field];
+      const fallback = route.bodyFallback?.[field];
+      const value = fallback !== undefined && typeof fields[field] !== 'string' ? fallback : fields[field];
+      if (value !== undefined) variables[variable] = value;
     }
   }
   const params = (req.params ?? {}) as Record<string, string>;

@@ -11,6 +11,9 @@ export interface RestRoute {
   document: string;
   /** JSON body field (snake_case) → GraphQL variable. */
   body?: Record<string, string>;
+  /** Values for body fields that are absent or not strings, for paths that must answer the same
+   *  to any JSON object (forgot-password: "400 only for a body that is not JSON"). */
+  bodyFallback?: Record<string, string>;
   /** Path parameter → GraphQL variable. */
   params?: Record<string, string>;
   /** Success status; 204 sends no body. */

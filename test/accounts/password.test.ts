@@ -86,6 +86,10 @@ test('forgot-password answers 204 for known and unknown addresses; only known on
 test('forgot-password answers 400 only for a body that is not JSON', async () => {
   const r = await s.request('/auth/forgot-password', { method: 'POST', body: '{"email": ', headers: { 'content-type': 'application/json' } });
   assertProblem(r, 400, 'BAD_REQUEST');
+  for (const body of ['{}', '{"email": 42}', '{"email": null}', '[]', '"a@b.c"']) {
+    const ok = await s.request('/auth/forgot-password', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    assert.equal(ok.status, 204, body);
+  }
 });
 
 test('reset-password sets the password and revokes every session; the link works once', async () => {

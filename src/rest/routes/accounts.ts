@@ -93,6 +93,7 @@ export const accountRoutes: RestRoute[] = [
     url: '/auth/forgot-password',
     document: 'mutation ($email: String!) { forgotPassword(email: $email) }',
     body: { email: 'email' },
+    bodyFallback: { email: '' },
     status: 204,
   },
   {
