@@ -2,6 +2,7 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createDeps } from './deps.js';
+import { startTracing } from './observability/tracing.js';
 
 async function main(): Promise<void> {
   let config;
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  const tracing = await startTracing(config);
   const deps = await createDeps(config);
   const app = await buildApp(deps);
   const address = await app.listen();
@@ -37,6 +39,7 @@ async function main(): Promise<void> {
     try {
       await app.close();
       await deps.close();
+      await tracing?.shutdown();
     } finally {
       process.exit(0);
     }

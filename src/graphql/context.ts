@@ -1,9 +1,10 @@
 // The per-request context of every resolver, built by the HTTP adapter (GraphQL or REST shim).
 import type { AccountsDeps, ClientInfo, Viewer } from '../accounts/context.js';
 import type { Config } from '../config.js';
+import type { StatusDeps } from '../status/rollup.js';
 
 export interface GraphQLContext {
-  deps: AccountsDeps & { config: Config };
+  deps: AccountsDeps & { config: Config } & StatusDeps;
   viewer: Viewer | null;
   client: ClientInfo;
   /** Sets the HttpOnly session cookie on the response (both surfaces sign the dashboard in). */

@@ -1,12 +1,20 @@
 // Prometheus metrics: one registry per app instance (tests build several), default process
 // metrics, and the HTTP duration histogram labelled by route pattern, never by raw path or host.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+// Fastify routes observe httpDuration; the raw hot-path handlers observe hotDuration's series;
+// both come out as the one http_request_duration_seconds family.
+import { Counter, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { HotHistogram } from './hot-histogram.js';
+
+type DurationLabels = 'method' | 'route' | 'status';
 
 export interface Metrics {
   registry: Registry;
-  httpDuration: Histogram<'method' | 'route' | 'status'>;
+  httpDuration: Histogram<DurationLabels>;
+  hotDuration: HotHistogram<DurationLabels>;
   statusChecks: Counter<'component' | 'ok'>;
 }
+
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
@@ -15,14 +23,17 @@ export function createMetrics(): Metrics {
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration by route pattern',
     labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [registry],
+    buckets: DURATION_BUCKETS,
+    registers: [], // exported through hotDuration, which merges both
   });
+  const hotDuration = new HotHistogram(httpDuration, DURATION_BUCKETS);
+  // The registry only calls name and get() on what it exports; HotHistogram provides both.
+  registry.registerMetric(hotDuration as unknown as Metric);
   const statusChecks = new Counter({
     name: 'service_edge_status_check_total',
     help: 'Status roll-up probe outcomes, counted on each refresh (cache miss)',
     labelNames: ['component', 'ok'] as const,
     registers: [registry],
   });
-  return { registry, httpDuration, statusChecks };
+  return { registry, httpDuration, hotDuration, statusChecks };
 }
