@@ -4,8 +4,21 @@ import type { IncomingMessage } from 'node:http';
 
 export type HostKind = 'zone' | 'tunnel' | 'api';
 
+/**
+ * One request header read from rawHeaders: node builds `req.headers` lazily, and on the raw hot
+ * paths (cards, status) that object is never needed otherwise.
+ */
+export function rawHeader(req: IncomingMessage, lowerName: string): string | undefined {
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === lowerName.length && name.toLowerCase() === lowerName) return raw[i + 1];
+  }
+  return undefined;
+}
+
 export function hostnameOf(req: IncomingMessage): string {
-  const raw = req.headers.host ?? '';
+  const raw = rawHeader(req, 'host') ?? '';
   // Strip the port (and IPv6 brackets), lowercase, drop a trailing dot.
   const host = raw.startsWith('[') ? raw.slice(0, raw.indexOf(']') + 1) : raw.split(':')[0]!;
   return host.toLowerCase().replace(/\.$/, '');

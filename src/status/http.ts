@@ -5,7 +5,7 @@ import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../deps.js';
-import { pathOf } from '../http/hosts.js';
+import { pathOf, rawHeader } from '../http/hosts.js';
 import { sendProblem, writeProblem } from '../http/problem.js';
 import type { RawHandler } from '../http/raw.js';
 import type { HotSeries } from '../observability/hot-histogram.js';
@@ -32,7 +32,7 @@ export function createZoneHandler(deps: Deps): RawHandler {
     const path = pathOf(req.url);
     const readable = method === 'GET' || method === 'HEAD';
     if (path === '/status' && readable) {
-      const accept = req.headers.accept;
+      const accept = rawHeader(req, 'accept');
       const snap = status.fresh();
       if (snap) {
         writeStatus(method, accept, res, snap);
