@@ -5,6 +5,7 @@ import { tombstone } from '../sessions/session.js';
 import type { AccountsDeps, ClientInfo, Viewer } from './context.js';
 import { normalizeEmail } from './email-address.js';
 import { confirmPassword } from './password-confirmation.js';
+import { invalidateAccountView } from './account-view.js';
 
 export async function deleteAccount(
   deps: AccountsDeps,
@@ -23,5 +24,6 @@ export async function deleteAccount(
     return { sessions, tunnels };
   });
   await tombstone(deps.cache, [...sessions.map((s) => s.tokenHash), viewer.tokenHash]);
+  await invalidateAccountView(deps.cache, account.id);
   await deps.events.emit('account.deleted', { accountId: account.id, slug: account.slug, tunnelIds: tunnels.map((t) => t.id) });
 }

@@ -8,6 +8,7 @@ import type { AccountsDeps, ClientInfo } from './context.js';
 import { normalizeEmail, parseEmail } from './email-address.js';
 import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
 import { confirmPassword } from './password-confirmation.js';
+import { invalidateAccountView } from './account-view.js';
 
 const inUse = () => conflict('That email address is already in use.');
 
@@ -56,5 +57,6 @@ export async function confirmEmailChange(deps: AccountsDeps, token: unknown): Pr
     if (violates(err, 'email_normalized', 'emailNormalized')) throw inUse();
     throw err;
   }
+  await invalidateAccountView(deps.cache, row.accountId);
   return { email: newEmail };
 }

@@ -7,6 +7,7 @@ import { verifyEmail as verifyEmailMessage, welcome } from '../mail/templates.js
 import type { AccountsDeps } from './context.js';
 import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
 import { LIMITS, consume } from './rate-limit.js';
+import { invalidateAccountView } from './account-view.js';
 
 const invalidLink = () => badRequest('This verification link is invalid or has expired.');
 
@@ -35,6 +36,7 @@ export async function verifyEmail(deps: AccountsDeps, token: unknown): Promise<{
     if (claimed.count === 1) await enqueueEmail(tx, account.email, welcome(deps.mailContext), row.accountId);
     return claimed.count === 1;
   });
+  await invalidateAccountView(deps.cache, row.accountId);
   if (sentWelcome) deps.mailNotify();
   return { emailVerified: true };
 }

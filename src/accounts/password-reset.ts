@@ -10,6 +10,7 @@ import { hasNul, normalizeEmail } from './email-address.js';
 import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
 import { assertPasswordLength, hashPassword } from './password.js';
 import { LIMITS, consume } from './rate-limit.js';
+import { invalidateAccountView } from './account-view.js';
 
 export async function forgotPassword(deps: AccountsDeps, email: string): Promise<void> {
   const emailNormalized = normalizeEmail(email);
@@ -41,5 +42,6 @@ export async function resetPassword(deps: AccountsDeps, input: { token: unknown;
     });
     await tx.account.update({ where: { id: row.accountId }, data: { passwordHash, emailVerified: true } });
   });
+  await invalidateAccountView(deps.cache, row.accountId);
   await revokeAccountSessions(deps, row.accountId);
 }

@@ -3,6 +3,7 @@ import { conflict, unauthenticated } from '../errors.js';
 import { violates } from '../db/errors.js';
 import type { AccountsDeps } from './context.js';
 import { assertValidSlug } from './slug.js';
+import { invalidateAccountView } from './account-view.js';
 
 export async function renameSlug(deps: AccountsDeps, accountId: string, slug: unknown): Promise<{ slug: string }> {
   assertValidSlug(slug);
@@ -15,6 +16,7 @@ export async function renameSlug(deps: AccountsDeps, accountId: string, slug: un
     if (violates(err, 'slug')) throw conflict('That slug is already taken.');
     throw err;
   }
+  await invalidateAccountView(deps.cache, accountId);
   await deps.events.emit('account.slugChanged', { accountId, oldSlug: current.slug, newSlug: slug });
   return { slug };
 }

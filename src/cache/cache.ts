@@ -15,6 +15,14 @@ export interface Cache {
   hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }>;
   /** Reads a counter made by hit() without changing it; null when its window is over. */
   peek(key: string): Promise<{ count: number; resetMs: number } | null>;
+  /**
+   * Versioned read in one round trip: the current version of `versionKey` ("0" when unset) and
+   * the value stored at `dataPrefix + version`. A writer bumps the version after committing, so a
+   * reader that loaded stale data concurrently can only have stored it under a dead version.
+   */
+  getVersioned(versionKey: string, dataPrefix: string): Promise<{ version: string; value: string | null }>;
+  /** Increments a version key (and keeps it for ttlMs). */
+  bump(versionKey: string, ttlMs: number): Promise<void>;
   publish(channel: string, message: string): Promise<void>;
   /** Subscribes to a channel; returns a function that unsubscribes. */
   subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;

@@ -87,6 +87,15 @@ export class MemoryCache implements Cache {
     return e ? { count: Number(e.value), resetMs: e.expiresAt - this.now() } : null;
   }
 
+  async getVersioned(versionKey: string, dataPrefix: string): Promise<{ version: string; value: string | null }> {
+    const version = this.live(versionKey)?.value ?? '0';
+    return { version, value: this.live(dataPrefix + version)?.value ?? null };
+  }
+
+  async bump(versionKey: string, ttlMs: number): Promise<void> {
+    this.put(versionKey, String(Number(this.live(versionKey)?.value ?? '0') + 1), ttlMs);
+  }
+
   async publish(channel: string, message: string): Promise<void> {
     this.bus.emit(channel, message);
   }

@@ -9,13 +9,28 @@ if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local t = redis.call('PTTL', KEYS[1])
 return {c, t}`;
 
+const GET_VERSIONED_SCRIPT = `
+local v = redis.call('GET', KEYS[1]) or '0'
+return {v, redis.call('GET', ARGV[1] .. v)}`;
+
+const BUMP_SCRIPT = `
+redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1`;
+
+type ScriptedRedis = Redis & {
+  getVersioned(versionKey: string, dataPrefix: string): Promise<[string, string | null]>;
+  bumpVersion(versionKey: string, ttlMs: string): Promise<number>;
+  hitCounter(key: string, windowMs: string): Promise<[number, number]>;
+};
+
 export class RedisCache implements Cache {
   readonly kind = 'redis' as const;
   private subscriber: Redis | null = null;
   private readonly handlers = new Map<string, Set<(m: string) => void>>();
 
   private constructor(
-    private readonly client: Redis,
+    private readonly client: ScriptedRedis,
     private readonly url: string,
   ) {}
 
@@ -31,8 +46,12 @@ export class RedisCache implements Cache {
     client.on('error', () => {
       /* reported through failing commands; reconnects by itself */
     });
+    // Scripts run by SHA (EVALSHA), loaded once per connection.
+    client.defineCommand('getVersioned', { numberOfKeys: 1, lua: GET_VERSIONED_SCRIPT });
+    client.defineCommand('bumpVersion', { numberOfKeys: 1, lua: BUMP_SCRIPT });
+    client.defineCommand('hitCounter', { numberOfKeys: 1, lua: HIT_SCRIPT });
     await client.connect();
-    return new RedisCache(client, url);
+    return new RedisCache(client as ScriptedRedis, url);
   }
 
   async get(key: string): Promise<string | null> {
@@ -56,7 +75,7 @@ export class RedisCache implements Cache {
   }
 
   async hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }> {
-    const [count, ttl] = (await this.client.eval(HIT_SCRIPT, 1, key, String(windowMs))) as [number, number];
+    const [count, ttl] = await this.client.hitCounter(key, String(windowMs));
     return { count, resetMs: ttl > 0 ? ttl : windowMs };
   }
 
@@ -66,6 +85,15 @@ export class RedisCache implements Cache {
     const ttl = Number(res?.[1]?.[1] ?? -2);
     if (value == null || ttl <= 0) return null;
     return { count: Number(value), resetMs: ttl };
+  }
+
+  async getVersioned(versionKey: string, dataPrefix: string): Promise<{ version: string; value: string | null }> {
+    const [version, value] = await this.client.getVersioned(versionKey, dataPrefix);
+    return { version, value };
+  }
+
+  async bump(versionKey: string, ttlMs: number): Promise<void> {
+    await this.client.bumpVersion(versionKey, String(Math.max(1, Math.ceil(ttlMs))));
   }
 
   async publish(channel: string, message: string): Promise<void> {

@@ -5,6 +5,7 @@ import { maskIp, networkOf } from '../accounts/network.js';
 import { enqueueEmail, type Tx } from '../mail/outbox.js';
 import { loginAlert } from '../mail/templates.js';
 import { createSession } from './session.js';
+import { invalidateAccountView } from '../accounts/account-view.js';
 
 export interface SignedIn {
   token: string;
@@ -42,6 +43,7 @@ export async function issueSignIn(
     }
     return { session, newNetwork };
   });
+  await invalidateAccountView(deps.cache, account.id);
   if (result.newNetwork) deps.mailNotify();
   return {
     token: result.session.token,

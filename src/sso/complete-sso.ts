@@ -17,6 +17,7 @@ import type { ProviderIdentity } from './identity.js';
 import { createPendingLink } from './pending-link.js';
 import { createSsoAccount } from './sso-signup.js';
 import type { Intent } from './state.js';
+import { invalidateAccountView } from '../accounts/account-view.js';
 
 export type SsoRefusal =
   /** The email belongs to an account without a password: sign in with its method and link from settings. */
@@ -76,6 +77,7 @@ async function linkToAccount(deps: AccountsDeps, identity: ProviderIdentity, acc
       linkedAt: deps.clock(),
     },
   });
+  await invalidateAccountView(deps.cache, accountId);
   return { kind: 'linked' };
 }
 

@@ -4,6 +4,7 @@
 import type { AccountsDeps } from '../accounts/context.js';
 import { badRequest, notFound } from '../errors.js';
 import { isProviderName } from './identity.js';
+import { invalidateAccountView } from '../accounts/account-view.js';
 
 export const LAST_METHOD_MESSAGE =
   'This is your only way to sign in. Set a password before disconnecting the last login provider ' +
@@ -24,4 +25,5 @@ export async function unlinkProvider(deps: AccountsDeps, accountId: string, prov
     if (account.passwordHash === null && account.linkedIdentities.length <= 1) throw badRequest(LAST_METHOD_MESSAGE);
     await tx.linkedIdentity.delete({ where: { id: identity.id } });
   });
+  await invalidateAccountView(deps.cache, accountId);
 }
