@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 export interface DomainEventMap {
   'account.slugChanged': { accountId: string; oldSlug: string; newSlug: string };
   'account.deleted': { accountId: string; slug: string; tunnelIds: string[] };
+  /** A tunnel change that can alter a card: every card host before and after the change. */
+  'tunnel.changed': { tunnelId: string; hosts: string[] };
 }
 
 type Handler<K extends keyof DomainEventMap> = (payload: DomainEventMap[K]) => Promise<void> | void;

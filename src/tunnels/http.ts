@@ -1,6 +1,26 @@
-// Routes of the tunnels area that are not GraphQL operations (PUT /internal/tunnels/<id>/tools);
-// filled by the tunnels work.
+// Routes of the tunnels area that are not GraphQL operations: PUT /internal/tunnels/<id>/tools,
+// called by the edge with INTERNAL_API_TOKEN. Without the token configured the route does not
+// exist, so /internal/* answers 404 like any unknown path.
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../deps.js';
+import { unauthenticated } from '../errors.js';
+import { pinTools } from './pinned-tools.js';
 
-export function registerTunnelRoutes(_app: FastifyInstance, _deps: Deps): void {}
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/** Constant-time comparison of `Authorization: Bearer <token>` with the configured token. */
+export function hasInternalToken(header: string | undefined, expected: string): boolean {
+  const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return m !== null && timingSafeEqual(digest(m[1]!), digest(expected));
+}
+
+export function registerTunnelRoutes(app: FastifyInstance, deps: Deps): void {
+  const token = deps.config.internalApiToken;
+  if (!token) return;
+  app.put<{ Params: { id: string } }>('/internal/tunnels/:id/tools', async (req, reply) => {
+    if (!hasInternalToken(req.headers.authorization, token)) throw unauthenticated('The internal API token is required.');
+    await pinTools(deps, req.params.id, req.body);
+    return reply.status(204).send();
+  });
+}

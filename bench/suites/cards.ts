@@ -1,0 +1,159 @@
+// Card hot path: cached card hits and unknown-host 404s on tunnel hosts, each against a bare
+// node:http server answering the same bytes and headers in the same run. Then a flood of
+// 100,000 distinct random tunnel hosts, to show the in-process cache stays bounded (RSS).
+import { randomBytes } from 'node:crypto';
+import { request, type IncomingHttpHeaders } from 'node:http';
+import autocannon from 'autocannon';
+import { measure, startBareHttp, startServer, type BenchResult, type Load, type Measurement } from '../lib.js';
+
+const ZONE = 'cards.bench.localhost';
+const CARD_PATH = '/.well-known/mcp/server-card.json';
+const FLOOD_HOSTS = 100_000;
+const PASSWORD = 'bench password 123';
+const ROUNDS = 4;
+
+function get(url: string, path: string, host: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(path, url);
+    const req = request({ hostname: target.hostname, port: target.port, path, headers: { host } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function api(base: string, method: string, path: string, body?: unknown, token?: string): Promise<Record<string, unknown>> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+/** Sign up, log in, create a tunnel with a few pinned-looking names, make it discoverable. */
+async function discoverableHost(base: string): Promise<string> {
+  const email = `bench-${Date.now().toString(36)}@example.com`;
+  await api(base, 'POST', '/auth/signup', { email, password: PASSWORD });
+  const { token } = (await api(base, 'POST', '/auth/login', { email, password: PASSWORD })) as { token: string };
+  const tunnel = (await api(base, 'POST', '/api/tunnels', { subdomain: 'bench' }, token)) as { id: string; host: string };
+  await api(base, 'PATCH', `/api/tunnels/${tunnel.id}`, { discoverable: true }, token);
+  return tunnel.host;
+}
+
+/** Per-figure medians: one burst of background load on this shared machine skews a mean. */
+function median(ms: Measurement[]): Measurement {
+  const mid = (f: (m: Measurement) => number) => {
+    const v = ms.map(f).sort((x, y) => x - y);
+    const h = Math.floor(v.length / 2);
+    return v.length % 2 ? v[h]! : (v[h - 1]! + v[h]!) / 2;
+  };
+  return { rps: mid((m) => m.rps), p99: mid((m) => m.p99), errors: mid((m) => m.errors), unexpected: mid((m) => m.unexpected) };
+}
+
+/** Alternates the two targets (A B A B …) so drifting background load hits both alike. */
+async function alternate(a: Load, b: Load, rounds = ROUNDS): Promise<[Measurement, Measurement]> {
+  const as: Measurement[] = [];
+  const bs: Measurement[] = [];
+  for (let i = 0; i < rounds; i++) {
+    as.push(await measure(a));
+    bs.push(await measure(b));
+  }
+  return [median(as), median(bs)];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A baseline answering exactly what the server answered (minus per-response headers). */
+function sameBytes(sample: { status: number; headers: IncomingHttpHeaders; body: string }) {
+  const skip = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+  const headers = Object.fromEntries(
+    Object.entries(sample.headers).filter(([k]) => !skip.has(k)).map(([k, v]) => [k, String(v)]),
+  );
+  return startBareHttp(sample.status, headers, sample.body);
+}
+
+/** 100,000 requests, each to a distinct random `<a>--<b>.ZONE` host (all unknown); samples RSS. */
+function flood(url: string, rssMiB: () => number): Promise<{ seconds: number; non404: number; peakMiB: number }> {
+  let non404 = 0;
+  let peakMiB = rssMiB();
+  const sampler = setInterval(() => {
+    peakMiB = Math.max(peakMiB, rssMiB());
+  }, 250);
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: url + CARD_PATH,
+        connections: 20,
+        amount: FLOOD_HOSTS,
+        requests: [
+          {
+            setupRequest: (req) => ({
+              ...req,
+              headers: { ...req.headers, host: `${randomBytes(6).toString('hex')}--${randomBytes(6).toString('hex')}.${ZONE}` },
+            }),
+          },
+        ],
+      },
+      (err, result) => {
+        clearInterval(sampler);
+        if (err) return reject(err);
+        resolve({ seconds: result.duration, non404, peakMiB: Math.max(peakMiB, rssMiB()) });
+      },
+    );
+    instance.on('response', (_c, status) => {
+      if (status !== 404) non404++;
+    });
+  });
+}
+
+export default async function cards(): Promise<BenchResult> {
+  const server = await startServer({ ZONE });
+  const host = await discoverableHost(server.url);
+  const unknownHost = `nobody--no-such-account.${ZONE}`;
+  const hit = await get(server.url, CARD_PATH, host);
+  const miss = await get(server.url, CARD_PATH, unknownHost);
+  if (hit.status !== 200 || miss.status !== 404) throw new Error(`card ${hit.status}, unknown host ${miss.status}`);
+
+  const bareCard = await sameBytes(hit);
+  const [cardBase, cardValue] = await alternate(
+    { url: bareCard.url, path: CARD_PATH, expectStatus: 200 },
+    { url: server.url, path: CARD_PATH, headers: { host }, expectStatus: 200 },
+  );
+  await bareCard.stop();
+  const bare404 = await sameBytes(miss);
+  const [missBase, missValue] = await alternate(
+    { url: bare404.url, path: CARD_PATH, expectStatus: 404 },
+    { url: server.url, path: CARD_PATH, headers: { host: unknownHost }, expectStatus: 404 },
+  );
+  await bare404.stop();
+
+  await sleep(2000);
+  const rssBefore = server.rssMiB();
+  const flooded = await flood(server.url, () => server.rssMiB());
+  const rssAfter = server.rssMiB();
+  await sleep(3000);
+  const rssSettled = server.rssMiB();
+  await server.stop();
+
+  const delta = rssAfter - rssBefore;
+  const fmt = (d: number) => `${d >= 0 ? '+' : ''}${d.toFixed(1)} MiB`;
+  return {
+    rows: [
+      { name: 'card hit (tunnel host, cached)', value: cardValue, baselineName: 'bare node:http, same bytes', baseline: cardBase, target: '>= 0.8' },
+      { name: 'card 404 (unknown host, cached negative)', value: missValue, baselineName: 'bare node:http, same bytes', baseline: missBase, target: '>= 0.8' },
+    ],
+    notes: [
+      `cards: ${hit.body.length}-byte card, ${miss.body.length}-byte 404; errors ${cardValue.errors}/${missValue.errors}, ` +
+        `unexpected statuses ${cardValue.unexpected}/${missValue.unexpected}; medians of ${ROUNDS} alternating rounds (baseline, server).`,
+      `cards flood: ${FLOOD_HOSTS} distinct random tunnel hosts (each a miss: Redis, then the database) in ${flooded.seconds.toFixed(1)} s ` +
+        `(${flooded.non404} non-404 answers); server RSS ${rssBefore.toFixed(0)} MiB before, ${rssAfter.toFixed(0)} MiB right after: ` +
+        `${fmt(delta)} (target: within 50 MiB, ${Math.abs(delta) <= 50 ? 'met' : 'NOT met'}); peak during the flood ` +
+        `${fmt(flooded.peakMiB - rssBefore)}; 3 s later ${fmt(rssSettled - rssBefore)}.`,
+    ],
+  };
+}

@@ -1,0 +1,45 @@
+// Pinned tool names (SPEC 2.3): the edge hands over every tools/list result that passes through;
+// only the names are kept, in order, without duplicates. Descriptions and input schemas are
+// never stored, so a card can never leak them.
+import { badRequest, notFound } from '../errors.js';
+import { cardHostsOf } from './names.js';
+import type { TunnelsDeps } from './tunnels.js';
+
+/** MCP tool names are short identifiers; anything longer is not a tool name. */
+const NAME_MAX = 128;
+const TOOLS_MAX = 1000;
+
+/** The names of a tools/list result `{tools:[{name, …}]}`, in order, duplicates dropped. */
+export function toolNamesOf(result: unknown): string[] {
+  const tools = typeof result === 'object' && result !== null ? (result as { tools?: unknown }).tools : undefined;
+  if (!Array.isArray(tools)) throw badRequest('The body must be a tools/list result: {"tools":[{"name":…}]}.');
+  if (tools.length > TOOLS_MAX) throw badRequest(`At most ${TOOLS_MAX} tools can be pinned.`);
+  const names = new Set<string>();
+  for (const tool of tools) {
+    const name = typeof tool === 'object' && tool !== null ? (tool as { name?: unknown }).name : undefined;
+    if (typeof name !== 'string' || name.length === 0 || name.length > NAME_MAX) {
+      throw badRequest(`Every tool needs a "name" of 1 to ${NAME_MAX} characters.`);
+    }
+    names.add(name);
+  }
+  return [...names];
+}
+
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((v, i) => v === b[i]);
+
+export async function pinTools(deps: TunnelsDeps, tunnelId: string, result: unknown): Promise<void> {
+  const names = toolNamesOf(result);
+  const tunnel = await deps.db.tunnel.findUnique({
+    where: { id: tunnelId },
+    select: { subdomain: true, customDomain: true, pinnedTools: true, account: { select: { slug: true } } },
+  });
+  if (!tunnel) throw notFound('No such tunnel.');
+  // Every tools/list passing through lands here; an unchanged list costs no write and keeps the cached card.
+  if (sameList(tunnel.pinnedTools, names)) return;
+  const { count } = await deps.db.tunnel.updateMany({ where: { id: tunnelId }, data: { pinnedTools: names } });
+  if (count === 0) throw notFound('No such tunnel.');
+  await deps.events.emit('tunnel.changed', {
+    tunnelId,
+    hosts: cardHostsOf(tunnel, tunnel.account.slug, deps.config.zone),
+  });
+}

@@ -1,0 +1,59 @@
+// A loopback TCP proxy the tests put between a server instance and its database or Redis, so
+// they can make those unreachable (cut: connections reset, new ones refused) or silent
+// (hang: connections stay open, nothing passes) without touching the shared services.
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+
+export class TcpProxy {
+  private readonly sockets = new Set<Socket>();
+  private hung = false;
+
+  private constructor(
+    private readonly server: ReturnType<typeof createServer>,
+    readonly port: number,
+  ) {}
+
+  static async start(targetHost: string, targetPort: number): Promise<TcpProxy> {
+    let self: TcpProxy | null = null;
+    const server = createServer((client) => {
+      const upstream = connect(targetPort, targetHost);
+      for (const s of [client, upstream]) {
+        self!.sockets.add(s);
+        s.on('close', () => self!.sockets.delete(s));
+        s.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.on('data', (d: Buffer) => {
+        if (!self!.hung) upstream.write(d);
+      });
+      upstream.on('data', (d: Buffer) => {
+        if (!self!.hung) client.write(d);
+      });
+      client.on('end', () => upstream.end());
+      upstream.on('end', () => client.end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    self = new TcpProxy(server, (server.address() as AddressInfo).port);
+    return self;
+  }
+
+  /** The same URL with host and port replaced by the proxy's. */
+  static rewrite(url: string, port: number): string {
+    const u = new URL(url);
+    u.hostname = '127.0.0.1';
+    u.port = String(port);
+    return u.toString();
+  }
+
+  /** Nothing passes any more, in either direction, and no connection is closed. */
+  hang(): void {
+    this.hung = true;
+  }
+
+  /** Every connection is reset and new ones are refused. */
+  async cut(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
