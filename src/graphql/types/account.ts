@@ -6,10 +6,12 @@ import { changePassword } from '../../accounts/password-change.js';
 import { forgotPassword, resetPassword } from '../../accounts/password-reset.js';
 import { signup } from '../../accounts/signup.js';
 import { renameSlug } from '../../accounts/slug-rename.js';
+import { loadAccountView, type AccountView } from '../../accounts/account-view.js';
+import { unauthenticated } from '../../errors.js';
 import { builder } from '../builder.js';
+import type { GraphQLContext } from '../context.js';
 
-export const LinkedProviderRef = builder.prismaObject('LinkedIdentity', {
-  name: 'LinkedProvider',
+export const LinkedProviderRef = builder.objectRef<AccountView['linkedProviders'][number]>('LinkedProvider').implement({
   fields: (t) => ({
     provider: t.exposeString('provider'),
     email: t.exposeString('email'),
@@ -24,34 +26,34 @@ export const LastLoginRef = builder.objectRef<{ at: Date; ip: string }>('LastLog
   }),
 });
 
-export const AccountRef = builder.prismaObject('Account', {
+// Backed by the cached account view, not by a Prisma row: `me` is read on every dashboard page
+// and answers from one cache read. Lists that change often (sessions, tunnels) are fields that
+// query the database when asked for.
+export const AccountRef = builder.objectRef<AccountView>('Account').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     email: t.expose('email', { type: 'EmailAddress' }),
     emailVerified: t.exposeBoolean('emailVerified'),
     slug: t.exposeString('slug'),
     plan: t.exposeString('plan'),
-    hasPassword: t.boolean({
-      select: { passwordHash: true },
-      resolve: (a) => a.passwordHash !== null,
-    }),
-    linkedProviders: t.relation('linkedIdentities', { query: { orderBy: { linkedAt: 'asc' } } }),
-    lastLogin: t.field({
-      type: LastLoginRef,
-      nullable: true,
-      select: { lastLoginAt: true, lastLoginIp: true },
-      resolve: (a) => (a.lastLoginAt ? { at: a.lastLoginAt, ip: a.lastLoginIp ?? 'unknown' } : null),
-    }),
+    hasPassword: t.exposeBoolean('hasPassword'),
+    linkedProviders: t.field({ type: [LinkedProviderRef], resolve: (a) => a.linkedProviders }),
+    lastLogin: t.field({ type: LastLoginRef, nullable: true, resolve: (a) => a.lastLogin }),
   }),
 });
 
+async function viewOf(ctx: GraphQLContext, accountId: string): Promise<AccountView> {
+  const view = await loadAccountView(ctx.deps, accountId);
+  if (!view) throw unauthenticated();
+  return view;
+}
+
 builder.queryField('me', (t) =>
-  t.prismaField({
-    type: 'Account',
+  t.field({
+    type: AccountRef,
     nullable: true,
     description: 'The signed-in account; null when signed out.',
-    resolve: (query, _root, _args, ctx) =>
-      ctx.viewer ? ctx.deps.db.account.findUnique({ ...query, where: { id: ctx.viewer.accountId } }) : null,
+    resolve: (_root, _args, ctx) => (ctx.viewer ? loadAccountView(ctx.deps, ctx.viewer.accountId) : null),
   }),
 );
 
@@ -64,13 +66,10 @@ const EmailChangePayload = builder.objectRef<{ email: string }>('EmailChangePayl
 });
 
 builder.mutationFields((t) => ({
-  signup: t.prismaField({
-    type: 'Account',
+  signup: t.field({
+    type: AccountRef,
     args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const created = await signup(ctx.deps, args, ctx.client);
-      return ctx.deps.db.account.findUniqueOrThrow({ ...query, where: { id: created.id } });
-    },
+    resolve: async (_root, args, ctx) => viewOf(ctx, (await signup(ctx.deps, args, ctx.client)).id),
   }),
   verifyEmail: t.field({
     type: VerifyEmailPayload,
@@ -119,13 +118,13 @@ builder.mutationFields((t) => ({
       return true;
     },
   }),
-  renameSlug: t.prismaField({
-    type: 'Account',
+  renameSlug: t.field({
+    type: AccountRef,
     authScopes: { signedIn: true },
     args: { slug: t.arg.string({ required: true }) },
-    resolve: async (query, _root, args, ctx) => {
+    resolve: async (_root, args, ctx) => {
       await renameSlug(ctx.deps, ctx.viewer!.accountId, args.slug);
-      return ctx.deps.db.account.findUniqueOrThrow({ ...query, where: { id: ctx.viewer!.accountId } });
+      return viewOf(ctx, ctx.viewer!.accountId);
     },
   }),
   deleteAccount: t.boolean({

@@ -2,6 +2,7 @@
 import { login } from '../../accounts/login.js';
 import { logout, logoutAll, revokeOtherSession } from '../../sessions/management.js';
 import { builder } from '../builder.js';
+import { AccountRef } from './account.js';
 
 export const AuthPayloadRef = builder
   .objectRef<{ token: string; emailVerified: boolean; expiresAt: Date }>('AuthPayload')
@@ -28,12 +29,16 @@ builder.prismaObject('Session', {
   }),
 });
 
-builder.prismaObjectField('Account', 'sessions', (t) =>
-  t.relation('sessions', {
-    query: (_args, ctx) => ({
-      where: { expiresAt: { gt: ctx.deps.clock() } },
-      orderBy: { createdAt: 'desc' },
-    }),
+builder.objectField(AccountRef, 'sessions', (t) =>
+  t.prismaField({
+    type: ['Session'],
+    description: 'Live sessions, newest first.',
+    resolve: (query, account, _args, ctx) =>
+      ctx.deps.db.session.findMany({
+        ...query,
+        where: { accountId: account.id, expiresAt: { gt: ctx.deps.clock() } },
+        orderBy: { createdAt: 'desc' },
+      }),
   }),
 );
 

@@ -4,6 +4,7 @@ import { notFound } from '../../errors.js';
 import { tunnelHost } from '../../tunnels/names.js';
 import { createTunnel, deleteTunnel, updateTunnel } from '../../tunnels/tunnels.js';
 import { builder } from '../builder.js';
+import { AccountRef } from './account.js';
 
 export const TunnelRef = builder.prismaObject('Tunnel', {
   fields: (t) => ({
@@ -26,7 +27,13 @@ export const TunnelRef = builder.prismaObject('Tunnel', {
   }),
 });
 
-builder.prismaObjectField('Account', 'tunnels', (t) => t.relation('tunnels', { query: { orderBy: { createdAt: 'asc' } } }));
+builder.objectField(AccountRef, 'tunnels', (t) =>
+  t.prismaField({
+    type: ['Tunnel'],
+    resolve: (query, account, _args, ctx) =>
+      ctx.deps.db.tunnel.findMany({ ...query, where: { accountId: account.id }, orderBy: { createdAt: 'asc' } }),
+  }),
+);
 
 builder.queryField('tunnel', (t) =>
   t.prismaField({
