@@ -19,8 +19,10 @@ export async function login(
   client: ClientInfo,
 ): Promise<SignedIn> {
   const emailKey = normalizeEmail(input.email).slice(0, 320);
-  await assertUnderLimit(deps.cache, LIMITS.loginPerAccount, emailKey);
-  await assertUnderLimit(deps.cache, LIMITS.loginPerIp, ipSubject(client.ip));
+  const [failures] = await Promise.all([
+    assertUnderLimit(deps.cache, LIMITS.loginPerAccount, emailKey),
+    assertUnderLimit(deps.cache, LIMITS.loginPerIp, ipSubject(client.ip)),
+  ]);
   const account = hasNul(emailKey)
     ? null
     : await deps.db.account.findUnique({
@@ -34,10 +36,14 @@ export async function login(
     await recordFailure(deps, emailKey, client.ip);
     throw wrongCredentials();
   }
-  await resetLimit(deps.cache, LIMITS.loginPerAccount, emailKey);
-  return issueSignIn(deps, account, client, async (tx) => {
-    if (check.rehash) await tx.account.update({ where: { id: account.id }, data: { passwordHash: check.rehash } });
-  });
+  if (failures > 0) await resetLimit(deps.cache, LIMITS.loginPerAccount, emailKey);
+  const rehash = check.rehash;
+  return issueSignIn(
+    deps,
+    account,
+    client,
+    rehash ? (tx) => tx.account.update({ where: { id: account.id }, data: { passwordHash: rehash } }).then(() => {}) : undefined,
+  );
 }
 
 /** Counts a failed password check (login, or a confirmation that needs the current password). */

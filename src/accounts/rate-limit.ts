@@ -31,10 +31,11 @@ async function tolerant<T>(op: () => Promise<T>, fallback: T): Promise<T> {
   }
 }
 
-/** Throws RATE_LIMITED (with Retry-After) when the counter is already at its maximum. */
-export async function assertUnderLimit(cache: Cache, limit: Limit, subject: string): Promise<void> {
+/** Throws RATE_LIMITED (with Retry-After) when the counter is already at its maximum; else returns the count. */
+export async function assertUnderLimit(cache: Cache, limit: Limit, subject: string): Promise<number> {
   const current = await tolerant(() => cache.peek(key(limit, subject)), null);
   if (current && current.count >= limit.max) throw rateLimited(Math.max(1, Math.ceil(current.resetMs / 1000)));
+  return current?.count ?? 0;
 }
 
 /** Counts one event; returns false (and counts nothing more) once the window's maximum is passed. */

@@ -3,10 +3,10 @@
 // over the cache entry, so a revoked token fails on its very next request on any instance, even
 // if a concurrent miss was about to re-cache it. Sliding 30-day lifetime; last_seen_at is written
 // at most once a minute.
+import { randomUUID } from 'node:crypto';
 import type { Cache } from '../cache/cache.js';
 import { generateToken, hashToken, isWellFormedToken } from '../crypto/tokens.js';
 import type { Db } from '../db/client.js';
-import type { Tx } from '../mail/outbox.js';
 
 export const SESSION_LIFETIME_MS = 30 * 24 * 3600 * 1000;
 export const LAST_SEEN_INTERVAL_MS = 60_000;
@@ -37,27 +37,25 @@ async function safely<T>(op: Promise<T>, fallback: T): Promise<T> {
   }
 }
 
-export async function createSession(
-  deps: Pick<SessionDeps, 'clock'>,
-  tx: Tx,
-  input: { accountId: string; userAgent: string; ip: string },
-): Promise<{ token: string; id: string; expiresAt: Date }> {
+export interface NewSession {
+  id: string;
+  tokenHash: string;
+  userAgent: string;
+  expiresAt: Date;
+}
+
+/** A fresh token (returned once, to the client) and the row that stores only its hash. */
+export function newSession(now: Date, userAgent: string): { token: string; session: NewSession } {
   const token = generateToken();
-  const now = deps.clock();
-  const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
-  const row = await tx.session.create({
-    data: {
-      accountId: input.accountId,
+  return {
+    token,
+    session: {
+      id: randomUUID(),
       tokenHash: hashToken(token),
-      userAgent: input.userAgent.slice(0, 512),
-      ip: input.ip,
-      createdAt: now,
-      lastSeenAt: now,
-      expiresAt,
+      userAgent: userAgent.slice(0, 512),
+      expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS),
     },
-    select: { id: true },
-  });
-  return { token, id: row.id, expiresAt };
+  };
 }
 
 export async function validateSessionToken(deps: SessionDeps, token: string): Promise<ValidSession | null> {
