@@ -123,7 +123,9 @@ export async function spawnNode(script: string, env: Record<string, string>, rea
 /** The real server, on real PostgreSQL/Redis when BENCH_DATABASE_URL/BENCH_REDIS_URL are set. */
 export async function startServer(env: Record<string, string> = {}): Promise<Proc & { dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tunnel-svc-bench-'));
-  const base: Record<string, string> = { DATA_DIR: dataDir };
+  // MALLOC_ARENA_MAX=2 as `npm start` sets it: glibc's per-thread arenas would otherwise keep
+  // argon2's 19 MiB buffers from the libuv threads resident.
+  const base: Record<string, string> = { DATA_DIR: dataDir, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
   if (process.env.BENCH_DATABASE_URL) base.DATABASE_URL = process.env.BENCH_DATABASE_URL;
   if (process.env.BENCH_REDIS_URL) base.REDIS_URL = process.env.BENCH_REDIS_URL;
   const proc = await spawnNode('dist/main.js', { ...base, ...env });
