@@ -163,8 +163,9 @@ export interface Row {
 
 export function ratioRow(r: Row): string {
   const ratio = r.value.rps / r.baseline.rps;
-  const p99Ratio = r.baseline.p99 > 0 ? r.value.p99 / r.baseline.p99 : NaN;
-  return `| ${r.name} | ${r.value.rps.toFixed(0)} | ${r.value.p99.toFixed(1)} | ${r.baselineName} ${r.baseline.rps.toFixed(0)} rps, p99 ${r.baseline.p99.toFixed(1)} ms | **${ratio.toFixed(2)}** | ${p99Ratio.toFixed(2)} | ${r.target ?? ''} |`;
+  // autocannon reports whole milliseconds: a 0 ms baseline p99 has no meaningful ratio.
+  const p99Ratio = r.baseline.p99 > 0 ? (r.value.p99 / r.baseline.p99).toFixed(2) : '–';
+  return `| ${r.name} | ${r.value.rps.toFixed(0)} | ${r.value.p99.toFixed(1)} | ${r.baselineName} ${r.baseline.rps.toFixed(0)} rps, p99 ${r.baseline.p99.toFixed(1)} ms | **${ratio.toFixed(2)}** | ${p99Ratio} | ${r.target ?? ''} |`;
 }
 
 export const TABLE_HEADER =
