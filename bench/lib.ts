@@ -2,6 +2,7 @@
 // autocannon drives them for a bounded time, and every figure is reported as a ratio against a
 // baseline measured in the same run (absolute numbers drift on shared machines).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -174,4 +175,18 @@ export const TABLE_HEADER =
 export interface BenchResult {
   rows: Row[];
   notes: string[];
+}
+
+/** One GET with an explicit Host header (fetch cannot set it), for sampling what a suite measures. */
+export function getWithHost(url: string, path: string, host: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(path, url);
+    const req = request({ hostname: target.hostname, port: target.port, path, headers: { host } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }

@@ -2,28 +2,15 @@
 // node:http server answering the same bytes and headers in the same run. Then a flood of
 // 100,000 distinct random tunnel hosts, to show the in-process cache stays bounded (RSS).
 import { randomBytes } from 'node:crypto';
-import { request, type IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import autocannon from 'autocannon';
-import { measure, startBareHttp, startServer, type BenchResult, type Load, type Measurement } from '../lib.js';
+import { getWithHost, measure, startBareHttp, startServer, type BenchResult, type Load, type Measurement } from '../lib.js';
 
 const ZONE = 'cards.bench.localhost';
 const CARD_PATH = '/.well-known/mcp/server-card.json';
 const FLOOD_HOSTS = 100_000;
 const PASSWORD = 'bench password 123';
 const ROUNDS = 4;
-
-function get(url: string, path: string, host: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    const target = new URL(path, url);
-    const req = request({ hostname: target.hostname, port: target.port, path, headers: { host } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 async function api(base: string, method: string, path: string, body?: unknown, token?: string): Promise<Record<string, unknown>> {
   const res = await fetch(base + path, {
@@ -115,8 +102,8 @@ export default async function cards(): Promise<BenchResult> {
   const server = await startServer({ ZONE });
   const host = await discoverableHost(server.url);
   const unknownHost = `nobody--no-such-account.${ZONE}`;
-  const hit = await get(server.url, CARD_PATH, host);
-  const miss = await get(server.url, CARD_PATH, unknownHost);
+  const hit = await getWithHost(server.url, CARD_PATH, host);
+  const miss = await getWithHost(server.url, CARD_PATH, unknownHost);
   if (hit.status !== 200 || miss.status !== 404) throw new Error(`card ${hit.status}, unknown host ${miss.status}`);
 
   const bareCard = await sameBytes(hit);

@@ -2,24 +2,11 @@
 // the same bytes and headers, measured in the same run. The broker is a tiny health endpoint in
 // this process (probed once per 10 s), the api probe hits the server's own /healthz.
 import { readFileSync } from 'node:fs';
-import { createServer, request, type IncomingHttpHeaders } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { measure, startBareHttp, startServer, type BenchResult, type Load, type Measurement } from '../lib.js';
+import { getWithHost, measure, startBareHttp, startServer, type BenchResult, type Load, type Measurement } from '../lib.js';
 
 const ZONE = 'status.bench.localhost';
-
-function get(url: string, path: string, host: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    const target = new URL(path, url);
-    const req = request({ hostname: target.hostname, port: target.port, path, headers: { host } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 /** CPU time (user + system, ms) a process has used so far, from /proc. */
 function cpuMs(pid: number): number {
@@ -64,7 +51,7 @@ export default async function status(): Promise<BenchResult> {
   const brokerUrl = `http://127.0.0.1:${(broker.address() as AddressInfo).port}/healthz`;
 
   const server = await startServer({ ZONE, BROKER_HEALTH_URL: brokerUrl });
-  const sample = await get(server.url, '/status', ZONE);
+  const sample = await getWithHost(server.url, '/status', ZONE);
   if (sample.status !== 200) throw new Error(`GET /status answered ${sample.status}: ${sample.body}`);
   const copied = ['content-type', 'cache-control', 'vary', 'x-content-type-options'];
   const headers = Object.fromEntries(copied.map((h) => [h, String(sample.headers[h] ?? '')]));
