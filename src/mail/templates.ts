@@ -1,5 +1,6 @@
 // The emails of SPEC section 6. Each has a kind (sent as X-Email-Kind), a subject, and text and
 // HTML bodies; links point at APP_URL with the credential in the `token` query parameter.
+import { escapeHtml } from '../html/escape.js';
 
 export type EmailKind = 'verify-email' | 'welcome' | 'login-alert' | 'confirm-email-change' | 'reset-password';
 
@@ -14,9 +15,6 @@ export interface MailContext {
   serviceName: string;
   appUrl: string;
 }
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 export function emailLink(ctx: MailContext, path: string, token: string): string {
   return `${ctx.appUrl}${path}?token=${encodeURIComponent(token)}`;

@@ -1,6 +1,7 @@
 // The small first-party pages behind the email links (used when APP_URL is this server). No
 // third-party anything: one stylesheet inline, one same-origin script, a strict CSP, and no
 // Referer, since the link's token is in the URL.
+import { escapeHtml } from '../html/escape.js';
 
 export const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
@@ -11,9 +12,6 @@ export const PAGE_HEADERS = {
   'content-security-policy':
     "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
 } as const;
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 export function page(opts: { serviceName: string; title: string; flow: string; body: string }): string {
   return `<!doctype html>

@@ -2,9 +2,7 @@
 // for people whose browser lands there: what happened and a way back to the app.
 import type { FastifyReply } from 'fastify';
 import { PAGE_HEADERS } from '../pages/layout.js';
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+import { escapeHtml } from '../html/escape.js';
 
 export function badStatePage(reply: FastifyReply, appUrl: string): FastifyReply {
   const html = `<!doctype html>

@@ -1,9 +1,7 @@
 // The human face of /status: a static page (no scripts) with the verdict, checked_at and one row
 // per component with a green "ok" or red "down" marker. Sized for a phone first.
 import type { Rollup } from './rollup.js';
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+import { escapeHtml } from '../html/escape.js';
 
 const STYLE = `
 *{box-sizing:border-box}

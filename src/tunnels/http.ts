@@ -1,18 +1,16 @@
 // Routes of the tunnels area that are not GraphQL operations: PUT /internal/tunnels/<id>/tools,
 // called by the edge with INTERNAL_API_TOKEN. Without the token configured the route does not
 // exist, so /internal/* answers 404 like any unknown path.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { sameSecret } from '../crypto/tokens.js';
 import type { Deps } from '../deps.js';
 import { unauthenticated } from '../errors.js';
 import { pinTools } from './pinned-tools.js';
 
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
 /** Constant-time comparison of `Authorization: Bearer <token>` with the configured token. */
 export function hasInternalToken(header: string | undefined, expected: string): boolean {
   const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  return m !== null && timingSafeEqual(digest(m[1]!), digest(expected));
+  return m !== null && sameSecret(m[1]!, expected);
 }
 
 export function registerTunnelRoutes(app: FastifyInstance, deps: Deps): void {
