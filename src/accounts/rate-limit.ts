@@ -1,5 +1,5 @@
 // Fixed-window limits kept in the cache, so every instance counts against the same numbers.
-import type { Cache } from '../cache/cache.js';
+import { orFallback, type Cache } from '../cache/cache.js';
 import { rateLimited } from '../errors.js';
 
 export interface Limit {
@@ -21,29 +21,22 @@ export const LIMITS = {
 
 const key = (limit: Limit, subject: string) => `rl:${limit.name}:${subject}`;
 
-// Limits fail open: while the cache is unreachable, sign-in keeps working (the database and
-// argon2 still bound an attacker's rate) rather than locking every user out.
-async function tolerant<T>(op: () => Promise<T>, fallback: T): Promise<T> {
-  try {
-    return await op();
-  } catch {
-    return fallback;
-  }
-}
+// Limits fail open (orFallback): while the cache is unreachable, sign-in keeps working (the
+// database and argon2 still bound an attacker's rate) rather than locking every user out.
 
 /** Throws RATE_LIMITED (with Retry-After) when the counter is already at its maximum; else returns the count. */
 export async function assertUnderLimit(cache: Cache, limit: Limit, subject: string): Promise<number> {
-  const current = await tolerant(() => cache.peek(key(limit, subject)), null);
+  const current = await orFallback(cache.peek(key(limit, subject)), null);
   if (current && current.count >= limit.max) throw rateLimited(Math.max(1, Math.ceil(current.resetMs / 1000)));
   return current?.count ?? 0;
 }
 
 /** Counts one event; returns false (and counts nothing more) once the window's maximum is passed. */
 export async function consume(cache: Cache, limit: Limit, subject: string): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
-  const { count, resetMs } = await tolerant(() => cache.hit(key(limit, subject), limit.windowMs), { count: 0, resetMs: 0 });
+  const { count, resetMs } = await orFallback(cache.hit(key(limit, subject), limit.windowMs), { count: 0, resetMs: 0 });
   return { allowed: count <= limit.max, retryAfterSeconds: Math.max(1, Math.ceil(resetMs / 1000)) };
 }
 
 export async function resetLimit(cache: Cache, limit: Limit, subject: string): Promise<void> {
-  await tolerant(() => cache.del(key(limit, subject)), undefined);
+  await orFallback(cache.del(key(limit, subject)), undefined);
 }

@@ -29,3 +29,15 @@ export interface Cache {
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * A cache operation whose failure (Redis unreachable) must not fail the request: the caller's
+ * fallback stands in, and the database or a fail-open rule answers instead.
+ */
+export async function orFallback<T>(op: Promise<T>, fallback: T): Promise<T> {
+  try {
+    return await op;
+  } catch {
+    return fallback;
+  }
+}

@@ -4,7 +4,7 @@
 // if a concurrent miss was about to re-cache it. Sliding 30-day lifetime; last_seen_at is written
 // at most once a minute.
 import { randomUUID } from 'node:crypto';
-import type { Cache } from '../cache/cache.js';
+import { orFallback, type Cache } from '../cache/cache.js';
 import { generateToken, hashToken, isWellFormedToken } from '../crypto/tokens.js';
 import type { Db } from '../db/client.js';
 
@@ -28,14 +28,6 @@ export interface ValidSession {
 }
 
 const cacheKey = (tokenHash: string) => `session:${tokenHash}`;
-
-async function safely<T>(op: Promise<T>, fallback: T): Promise<T> {
-  try {
-    return await op;
-  } catch {
-    return fallback;
-  }
-}
 
 export interface NewSession {
   id: string;
@@ -63,7 +55,7 @@ export async function validateSessionToken(deps: SessionDeps, token: string): Pr
   const tokenHash = hashToken(token);
   const key = cacheKey(tokenHash);
   const now = deps.clock().getTime();
-  const cached = await safely(deps.cache.get(key), null);
+  const cached = await orFallback(deps.cache.get(key), null);
   if (cached === REVOKED) return null;
   let session: ValidSession | null = cached ? (JSON.parse(cached) as ValidSession) : null;
   if (!session) {
@@ -80,7 +72,7 @@ export async function validateSessionToken(deps: SessionDeps, token: string): Pr
       lastSeenAt: row.lastSeenAt.getTime(),
     };
     // Never overwrite a tombstone written by a revocation that raced this read.
-    await safely(deps.cache.setIfAbsent(key, JSON.stringify(session), ttlFor(session, now)), false);
+    await orFallback(deps.cache.setIfAbsent(key, JSON.stringify(session), ttlFor(session, now)), false);
   }
   if (session.expiresAt <= now) {
     await revokeSessions(deps, [{ id: session.id, tokenHash }]);
@@ -99,7 +91,7 @@ async function touch(deps: SessionDeps, session: ValidSession, now: number): Pro
   // value being replaced, so the (injectable) clock alone decides when a minute has passed; a
   // wall-clock-only lock would also block the next due write whenever the clock runs ahead.
   const lock = `session-touch:${session.id}:${session.lastSeenAt}`;
-  const won = await safely(deps.cache.setIfAbsent(lock, '1', LAST_SEEN_INTERVAL_MS), true);
+  const won = await orFallback(deps.cache.setIfAbsent(lock, '1', LAST_SEEN_INTERVAL_MS), true);
   if (!won) return;
   session.lastSeenAt = now;
   session.expiresAt = now + SESSION_LIFETIME_MS;
@@ -109,8 +101,8 @@ async function touch(deps: SessionDeps, session: ValidSession, now: number): Pro
   });
   if (updated.count === 0) return;
   const key = cacheKey(session.tokenHash);
-  if ((await safely(deps.cache.get(key), null)) !== REVOKED) {
-    await safely(deps.cache.set(key, JSON.stringify(session), ttlFor(session, now)), undefined);
+  if ((await orFallback(deps.cache.get(key), null)) !== REVOKED) {
+    await orFallback(deps.cache.set(key, JSON.stringify(session), ttlFor(session, now)), undefined);
   }
 }
 
@@ -125,7 +117,7 @@ export async function revokeSessions(
 }
 
 export async function tombstone(cache: Cache, tokenHashes: string[]): Promise<void> {
-  await Promise.all(tokenHashes.map((h) => safely(cache.set(cacheKey(h), REVOKED, CACHE_TTL_MS), undefined)));
+  await Promise.all(tokenHashes.map((h) => orFallback(cache.set(cacheKey(h), REVOKED, CACHE_TTL_MS), undefined)));
 }
 
 /** Revokes every session of an account, optionally keeping one (change-password). */
