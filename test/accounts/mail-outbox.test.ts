@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { SMTPServer } from 'smtp-server';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { TestSmtp } from '../helpers/smtp.js';
 import { login, signup, verify } from './helpers.js';
 
 let s: TestServer;
@@ -77,8 +77,7 @@ test('with SMTP_URL pointing at a closed port, signup succeeds and the mail is s
   // that only the instance whose SMTP is down handles this mail.
   await s.deps.mailWorker.stop();
   const down = await startTestServer({ env: { SMTP_URL: `smtp://127.0.0.1:${port}` } });
-  const received: string[] = [];
-  let late: SMTPServer | null = null;
+  let late: TestSmtp | null = null;
   try {
     const a = await signup(down);
     const deadline = Date.now() + 10_000;
@@ -88,28 +87,13 @@ test('with SMTP_URL pointing at a closed port, signup succeeds and the mail is s
       assert.ok(Date.now() < deadline, 'the worker did not try to deliver');
       await new Promise((res) => setTimeout(res, 100));
     }
-    late = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS', 'AUTH'],
-      logger: false,
-      onData(stream, _session, callback) {
-        const chunks: Buffer[] = [];
-        stream.on('data', (c: Buffer) => chunks.push(c));
-        stream.on('end', () => {
-          received.push(Buffer.concat(chunks).toString('utf8'));
-          callback();
-        });
-      },
-    });
-    await new Promise<void>((res) => late!.listen(port, '127.0.0.1', res));
-    const until = Date.now() + 20_000;
-    while (!received.some((m) => /X-Email-Kind: verify-email/i.test(m) && m.includes(a.email))) {
-      assert.ok(Date.now() < until, 'the held email was not delivered after SMTP came back');
-      await new Promise((res) => setTimeout(res, 100));
-    }
+    // SMTP comes back on the port the service was told about.
+    late = await TestSmtp.start(port);
+    const held = await late.waitFor(a.email, 'verify-email', 1, 20_000);
+    assert.equal(held.kind, 'verify-email');
   } finally {
     await down.close();
-    if (late) await new Promise<void>((res) => late!.close(() => res()));
+    await late?.close();
     s.deps.mailWorker.start();
   }
 });

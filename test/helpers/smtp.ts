@@ -24,7 +24,8 @@ export class TestSmtp {
   failing = false;
   private constructor(private readonly server: SMTPServer, readonly port: number) {}
 
-  static async start(): Promise<TestSmtp> {
+  /** Listens on 127.0.0.1:port (0: any free port). */
+  static async start(port = 0): Promise<TestSmtp> {
     let self: TestSmtp | null = null;
     const server = new SMTPServer({
       authOptional: true,
@@ -44,9 +45,8 @@ export class TestSmtp {
         });
       },
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.server.address() as AddressInfo).port;
-    self = new TestSmtp(server, port);
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    self = new TestSmtp(server, (server.server.address() as AddressInfo).port);
     return self;
   }
 
