@@ -1,7 +1,7 @@
 // `npm run migrate`: applies pending migrations to DATABASE_URL (or the embedded database) and exits.
 import pino from 'pino';
-import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/client.js';
+import { loadConfig } from '../src/infra/config.js';
+import { openDatabase } from '../src/infra/db/client.js';
 import { MIGRATIONS_DIR } from '../src/deps.js';
 
 const config = loadConfig();

@@ -7,27 +7,27 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import cookie from '@fastify/cookie';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { createCardHandlers } from './cards/http.js';
-import { sameSecret } from './crypto/tokens.js';
+import { createCardHandlers } from './adapters/http/card-host.js';
+import { sameSecret } from './infra/crypto/tokens.js';
 import type { Deps } from './deps.js';
-import { AppError } from './errors.js';
-import type { GraphQLContext } from './graphql/context.js';
-import { classifyError } from './graphql/errors.js';
-import { schema } from './graphql/schema.js';
-import { createGraphQLServer } from './graphql/yoga.js';
-import { assertSameSiteWrite, registerCors } from './http/cors.js';
-import { CARD_PATHS, classifyHost, hostnameOf, pathOf } from './http/hosts.js';
-import { sendProblem, writeProblem } from './http/problem.js';
-import type { RawHandler } from './http/raw.js';
-import { authenticate, clearSessionCookie, clientInfo, readCredential, setSessionCookie } from './http/session-auth.js';
-import { redactLinks } from './mail/transport.js';
-import { registerLinkPages } from './pages/link-pages.js';
-import { mountRest } from './rest/mount.js';
-import { restRoutes } from './rest/table.js';
-import { createZoneHandler, registerStatusRoutes } from './status/http.js';
-import { registerOAuthRoutes } from './sso/http.js';
-import { registerTunnelRoutes } from './tunnels/http.js';
-import type { Viewer } from './accounts/context.js';
+import { AppError } from './domain/errors.js';
+import type { GraphQLContext } from './adapters/graphql/context.js';
+import { classifyError } from './adapters/graphql/errors.js';
+import { schema } from './adapters/graphql/schema.js';
+import { createGraphQLServer } from './adapters/graphql/yoga.js';
+import { assertSameSiteWrite, registerCors } from './adapters/http/cors.js';
+import { CARD_PATHS, classifyHost, hostnameOf, pathOf } from './adapters/http/hosts.js';
+import { sendProblem, writeProblem } from './adapters/http/problem.js';
+import type { RawHandler } from './adapters/http/raw.js';
+import { authenticate, clearSessionCookie, clientInfo, readCredential, setSessionCookie } from './adapters/http/session-auth.js';
+import { redactLinks } from './infra/mail/transport.js';
+import { registerLinkPages } from './adapters/pages/link-pages.js';
+import { mountRest } from './adapters/rest/mount.js';
+import { restRoutes } from './adapters/rest/table.js';
+import { createZoneHandler, registerStatusRoutes } from './adapters/http/zone-host.js';
+import { registerOAuthRoutes } from './adapters/http/routes/oauth.js';
+import { registerTunnelRoutes } from './adapters/http/routes/internal-tunnels.js';
+import type { Viewer } from './domain/context.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -2,16 +2,16 @@
 // Tests call createDeps with their own clock, logger or config; main.ts with the environment's.
 import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
-import type { AccountsDeps } from './accounts/context.js';
-import type { Cache } from './cache/cache.js';
-import { MemoryCache } from './cache/memory.js';
-import { RedisCache } from './cache/redis.js';
-import type { Config } from './config.js';
-import { type Database, openDatabase } from './db/client.js';
-import { DomainEvents } from './events.js';
-import { fileTransport, smtpTransport } from './mail/transport.js';
-import { MailWorker } from './mail/worker.js';
-import { createMetrics, type Metrics } from './observability/metrics.js';
+import type { AccountsDeps } from './domain/context.js';
+import type { Cache } from './infra/cache/cache.js';
+import { MemoryCache } from './infra/cache/memory.js';
+import { RedisCache } from './infra/cache/redis.js';
+import type { Config } from './infra/config.js';
+import { type Database, openDatabase } from './infra/db/client.js';
+import { DomainEvents } from './domain/events.js';
+import { fileTransport, smtpTransport } from './infra/mail/transport.js';
+import { MailWorker } from './infra/mail/worker.js';
+import { createMetrics, type Metrics } from './infra/observability/metrics.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 

@@ -1,8 +1,8 @@
 // Entry point: config → deps → app → listen; graceful shutdown on SIGTERM/SIGINT.
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './infra/config.js';
 import { createDeps } from './deps.js';
-import { startTracing } from './observability/tracing.js';
+import { startTracing } from './infra/observability/tracing.js';
 
 async function main(): Promise<void> {
   let config;

@@ -1,7 +1,7 @@
 // Baseline for logins: raw argon2id verifications per second with the server's own parameters,
 // at the same concurrency as the login load, in its own process like the server.
 import argon2 from 'argon2';
-import { HASH_OPTIONS } from '../../src/accounts/password.js';
+import { HASH_OPTIONS } from '../../src/domain/accounts/password.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const concurrency = Number(process.env.BENCH_CONNECTIONS ?? 8);

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { applyMigrations, readMigrations } from '../../src/db/migrate.js';
+import { applyMigrations, readMigrations } from '../../src/infra/db/migrate.js';
 import { MIGRATIONS_DIR } from '../../src/deps.js';
 import { getDatamodel } from '../../src/generated/pothos-prisma-types.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Reply, RequestOptions } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { restRoutes } from '../../src/rest/table.js';
-import type { RestRoute } from '../../src/rest/route.js';
+import { restRoutes } from '../../src/adapters/rest/table.js';
+import type { RestRoute } from '../../src/adapters/rest/route.js';
 import { assertProblem, fromIp, login, randomIp, signedIn, signup, type Account, type Session } from './helpers.js';
 
 let s: TestServer;

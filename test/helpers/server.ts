@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { buildApp, type BuiltApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/infra/config.js';
 import { createDeps, type Deps } from '../../src/deps.js';
 import { request, type Reply, type RequestOptions } from './http.js';
 import { TestSmtp } from './smtp.js';

@@ -2,7 +2,7 @@
 // disabled providers are 404; unlinking never removes the last way to sign in.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { LAST_METHOD_MESSAGE } from '../../src/sso/unlink.js';
+import { LAST_METHOD_MESSAGE } from '../../src/domain/sso/unlink.js';
 import { request, sessionCookie } from '../helpers/http.js';
 import { startTestServer, uniqueEmail, type TestServer } from '../helpers/server.js';
 import { FakeProviders } from './fake-providers.js';

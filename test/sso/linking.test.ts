@@ -2,7 +2,7 @@
 // a password-less account is never merged, and intent=link binds to the signed-in account only.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { hashToken } from '../../src/crypto/tokens.js';
+import { hashToken } from '../../src/infra/crypto/tokens.js';
 import { request, sessionCookie } from '../helpers/http.js';
 import { startTestServer, uniqueEmail, type TestServer } from '../helpers/server.js';
 import { FakeProviders } from './fake-providers.js';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { hashToken } from '../../src/crypto/tokens.js';
+import { hashToken } from '../../src/infra/crypto/tokens.js';
 import { sessionCookie } from '../helpers/http.js';
 import { startTestServer, uniqueEmail, type TestServer } from '../helpers/server.js';
 import { FakeProviders } from './fake-providers.js';

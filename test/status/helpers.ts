@@ -1,6 +1,6 @@
 // Shared set-up for the status tests: a server with fake broker and api upstreams, requests on
 // the zone host, a fresh roll-up window per test, and readings of the status counter.
-import { LOCK_KEY, ROLLUP_KEY, ROLLUP_TTL_MS } from '../../src/status/service.js';
+import { LOCK_KEY, ROLLUP_KEY, ROLLUP_TTL_MS } from '../../src/domain/status/service.js';
 import type { Reply, RequestOptions } from '../helpers/http.js';
 import { startTestServer, type StartOptions, type TestServer } from '../helpers/server.js';
 import { FakeUpstream } from './fake-upstream.js';

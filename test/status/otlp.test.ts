@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { startTracing, type Tracing } from '../../src/observability/tracing.js';
+import { startTracing, type Tracing } from '../../src/infra/observability/tracing.js';
 import { startStatusFixture, type StatusFixture } from './helpers.js';
 
 const received: { path: string; body: Buffer }[] = [];

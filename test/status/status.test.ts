@@ -1,7 +1,7 @@
 // GET /status on the zone host (SPEC 2.6, 4.4): body, codes, probe outcomes and the 10 s window.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/infra/config.js';
 import { startStatusFixture, type StatusFixture } from './helpers.js';
 
 let f: StatusFixture;

@@ -1,0 +1,39 @@
+// Configures the Pothos builder only; types live in ./types, one file per domain.
+import SchemaBuilder from '@pothos/core';
+import PrismaPlugin from '@pothos/plugin-prisma';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import { DateTimeResolver, EmailAddressResolver } from 'graphql-scalars';
+import type PrismaTypes from '../../generated/pothos-prisma-types.js';
+import { getDatamodel } from '../../generated/pothos-prisma-types.js';
+import { unauthenticated } from '../../domain/errors.js';
+import type { GraphQLContext } from './context.js';
+
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  PrismaTypes: PrismaTypes;
+  AuthScopes: { signedIn: boolean };
+  Scalars: {
+    DateTime: { Input: Date; Output: Date };
+    EmailAddress: { Input: string; Output: string };
+  };
+  DefaultFieldNullability: false;
+}>({
+  plugins: [ScopeAuthPlugin, PrismaPlugin],
+  defaultFieldNullability: false,
+  prisma: {
+    client: (ctx) => ctx.deps.db,
+    dmmf: getDatamodel(),
+    filterConnectionTotalCount: true,
+    onUnusedQuery: null,
+  },
+  scopeAuth: {
+    authScopes: (ctx) => ({ signedIn: ctx.viewer !== null }),
+    unauthorizedError: () => unauthenticated(),
+  },
+});
+
+builder.addScalarType('DateTime', DateTimeResolver);
+builder.addScalarType('EmailAddress', EmailAddressResolver);
+
+builder.queryType({});
+builder.mutationType({});

@@ -1,0 +1,139 @@
+// Account: the `me` query and the account mutations of API.md section 5.
+import { confirmEmailChange, requestEmailChange } from '../../../domain/accounts/email-change.js';
+import { resendVerification, verifyEmail } from '../../../domain/accounts/email-verification.js';
+import { deleteAccount } from '../../../domain/accounts/deletion.js';
+import { changePassword } from '../../../domain/accounts/password-change.js';
+import { forgotPassword, resetPassword } from '../../../domain/accounts/password-reset.js';
+import { signup } from '../../../domain/accounts/signup.js';
+import { renameSlug } from '../../../domain/accounts/slug-rename.js';
+import { loadAccountView, type AccountView } from '../../../domain/accounts/account-view.js';
+import { unauthenticated } from '../../../domain/errors.js';
+import { builder } from '../builder.js';
+import type { GraphQLContext } from '../context.js';
+
+export const LinkedProviderRef = builder.objectRef<AccountView['linkedProviders'][number]>('LinkedProvider').implement({
+  fields: (t) => ({
+    provider: t.exposeString('provider'),
+    email: t.exposeString('email'),
+    linkedAt: t.expose('linkedAt', { type: 'DateTime' }),
+  }),
+});
+
+export const LastLoginRef = builder.objectRef<{ at: Date; ip: string }>('LastLogin').implement({
+  fields: (t) => ({
+    at: t.expose('at', { type: 'DateTime' }),
+    ip: t.exposeString('ip', { description: 'Masked: 203.0.113.x or 2001:db8:1::x' }),
+  }),
+});
+
+// Backed by the cached account view, not by a Prisma row: `me` is read on every dashboard page
+// and answers from one cache read. Lists that change often (sessions, tunnels) are fields that
+// query the database when asked for.
+export const AccountRef = builder.objectRef<AccountView>('Account').implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    email: t.expose('email', { type: 'EmailAddress' }),
+    emailVerified: t.exposeBoolean('emailVerified'),
+    slug: t.exposeString('slug'),
+    plan: t.exposeString('plan'),
+    hasPassword: t.exposeBoolean('hasPassword'),
+    linkedProviders: t.field({ type: [LinkedProviderRef], resolve: (a) => a.linkedProviders }),
+    lastLogin: t.field({ type: LastLoginRef, nullable: true, resolve: (a) => a.lastLogin }),
+  }),
+});
+
+async function viewOf(ctx: GraphQLContext, accountId: string): Promise<AccountView> {
+  const view = await loadAccountView(ctx.deps, accountId);
+  if (!view) throw unauthenticated();
+  return view;
+}
+
+builder.queryField('me', (t) =>
+  t.field({
+    type: AccountRef,
+    nullable: true,
+    description: 'The signed-in account; null when signed out.',
+    resolve: (_root, _args, ctx) => (ctx.viewer ? loadAccountView(ctx.deps, ctx.viewer.accountId) : null),
+  }),
+);
+
+const VerifyEmailPayload = builder.objectRef<{ emailVerified: boolean }>('VerifyEmailPayload').implement({
+  fields: (t) => ({ emailVerified: t.exposeBoolean('emailVerified') }),
+});
+
+const EmailChangePayload = builder.objectRef<{ email: string }>('EmailChangePayload').implement({
+  fields: (t) => ({ email: t.expose('email', { type: 'EmailAddress' }) }),
+});
+
+builder.mutationFields((t) => ({
+  signup: t.field({
+    type: AccountRef,
+    args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => viewOf(ctx, (await signup(ctx.deps, args, ctx.client)).id),
+  }),
+  verifyEmail: t.field({
+    type: VerifyEmailPayload,
+    args: { token: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => verifyEmail(ctx.deps, args.token),
+  }),
+  resendVerification: t.boolean({
+    authScopes: { signedIn: true },
+    resolve: async (_root, _args, ctx) => {
+      await resendVerification(ctx.deps, ctx.viewer!.accountId);
+      return true;
+    },
+  }),
+  changeEmail: t.boolean({
+    authScopes: { signedIn: true },
+    args: { currentPassword: t.arg.string({ required: true }), newEmail: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      await requestEmailChange(ctx.deps, ctx.viewer!.accountId, args, ctx.client);
+      return true;
+    },
+  }),
+  confirmEmailChange: t.field({
+    type: EmailChangePayload,
+    args: { token: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => confirmEmailChange(ctx.deps, args.token),
+  }),
+  changePassword: t.boolean({
+    authScopes: { signedIn: true },
+    args: { currentPassword: t.arg.string({ required: true }), newPassword: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      await changePassword(ctx.deps, ctx.viewer!, args, ctx.client);
+      return true;
+    },
+  }),
+  forgotPassword: t.boolean({
+    args: { email: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      await forgotPassword(ctx.deps, args.email);
+      return true;
+    },
+  }),
+  resetPassword: t.boolean({
+    args: { token: t.arg.string({ required: true }), newPassword: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      await resetPassword(ctx.deps, args);
+      return true;
+    },
+  }),
+  renameSlug: t.field({
+    type: AccountRef,
+    authScopes: { signedIn: true },
+    args: { slug: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      await renameSlug(ctx.deps, ctx.viewer!.accountId, args.slug);
+      return viewOf(ctx, ctx.viewer!.accountId);
+    },
+  }),
+  deleteAccount: t.boolean({
+    authScopes: { signedIn: true },
+    args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      await deleteAccount(ctx.deps, ctx.viewer!, args, ctx.client);
+      ctx.clearSessionCookie();
+      return true;
+    },
+  }),
+}));

@@ -1,0 +1,56 @@
+// The GraphQL endpoint: Yoga over the Pothos schema, with depth/cost limits and error masking.
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createYoga, type Plugin } from 'graphql-yoga';
+import { isErrorCode } from '../../domain/errors.js';
+import type { Logger } from 'pino';
+import type { GraphQLContext } from './context.js';
+import { maskError } from './errors.js';
+import { schema } from './schema.js';
+
+export interface YogaServerContext {
+  req: FastifyRequest;
+  reply: FastifyReply;
+}
+
+// Validation errors skip error masking and carry Yoga's GRAPHQL_VALIDATION_FAILED; the contract
+// allows only the catalog's codes (API.md section 5), so they become BAD_REQUEST.
+const catalogValidationCodes: Plugin = {
+  onValidate: () => ({ valid, result }) => {
+    if (valid) return;
+    for (const error of result) {
+      const extensions = error.extensions as Record<string, unknown>;
+      if (!isErrorCode(extensions.code)) extensions.code = 'BAD_REQUEST';
+    }
+  },
+};
+
+export function createGraphQLServer(opts: {
+  production: boolean;
+  logger: Logger;
+  context: (server: YogaServerContext) => GraphQLContext;
+}) {
+  return createYoga<YogaServerContext, GraphQLContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    graphiql: !opts.production,
+    landingPage: false,
+    // CORS is the API host's (src/http/cors.ts: ALLOWED_ORIGINS only); Yoga's default would
+    // reflect any Origin with credentials.
+    cors: false,
+    logging: false,
+    maskedErrors: { maskError: (error) => maskError(error) },
+    context: ({ req, reply }) => opts.context({ req, reply }),
+    plugins: [
+      catalogValidationCodes,
+      EnvelopArmorPlugin({
+        maxDepth: { n: 10, flattenFragments: true, ignoreIntrospection: true },
+        costLimit: { maxCost: 5000, ignoreIntrospection: true },
+        maxAliases: { n: 15 },
+        maxDirectives: { n: 50 },
+        maxTokens: { n: 1000 },
+        blockFieldSuggestion: { enabled: opts.production },
+      }),
+    ],
+  });
+}

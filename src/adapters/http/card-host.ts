@@ -1,0 +1,96 @@
+// Tunnel hosts and custom domains: the Server Card paths (SPEC 4.3). These run on raw node:http
+// before Fastify (see app.ts) and are the hot path: an in-process hit is a Map lookup and one
+// write of pre-rendered bytes. No credential, no limit, and never the tunnel's upstream.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Deps } from '../../deps.js';
+import { CARD_PATHS, pathOf, rawHeader } from './hosts.js';
+import type { RawHandler } from './raw.js';
+import type { Metrics } from '../../infra/observability/metrics.js';
+import { etagMatches } from '../../domain/cards/card.js';
+import { wireCardInvalidation } from '../../domain/cards/invalidation.js';
+import { throttled } from '../../infra/observability/log-throttle.js';
+import type { Resolution } from '../../domain/cards/lookup.js';
+import { CardResolver } from '../../domain/cards/resolver.js';
+import { METHOD_NOT_ALLOWED, NOT_FOUND, PREFLIGHT, UNAVAILABLE, writeFixed } from './card-responses.js';
+import type { HotSeries } from '../../infra/observability/hot-histogram.js';
+
+export interface CardHandlers {
+  /** A `<label>.ZONE` host: card paths, anything else 404. */
+  tunnelHost: RawHandler;
+  /** A card path on any other host: served when the host is a tunnel's custom domain. */
+  customDomain: RawHandler;
+}
+
+/** One fixed route label for both card paths, one for anything else on a tunnel host. */
+const CARD_ROUTE = '/.well-known/mcp/server-card.json';
+const OTHER_ROUTE = 'unmatched';
+
+type Observe = (method: string | undefined, route: string, status: number, startMs: number) => void;
+
+/**
+ * The duration histogram with each label set's series bound once (metrics.hotDuration: a bucket
+ * search and three additions per observation, no label hashing), so nothing else is done per
+ * request.
+ */
+function durationRecorder(metrics: Metrics): Observe {
+  const children = new Map<string, HotSeries>();
+  return (method, route, status, startMs) => {
+    const m = method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? method : 'other';
+    const key = `${m} ${route} ${status}`;
+    let child = children.get(key);
+    if (!child) {
+      child = metrics.hotDuration.child({ method: m, route, status: String(status) });
+      children.set(key, child);
+    }
+    child.observe((performance.now() - startMs) / 1000);
+  };
+}
+
+function writeResolution(req: IncomingMessage, res: ServerResponse, r: Resolution): number {
+  if (r.kind === 'none') return writeFixed(res, NOT_FOUND);
+  const inm = rawHeader(req, 'if-none-match');
+  if (inm !== undefined && etagMatches(inm, r.etag)) {
+    res.writeHead(304, r.notModified);
+    res.end();
+    return 304;
+  }
+  res.writeHead(200, r.ok);
+  res.end(r.body);
+  return 200;
+}
+
+export function createCardHandlers(deps: Deps): CardHandlers {
+  const resolver = new CardResolver(deps);
+  wireCardInvalidation(deps, resolver);
+  const observe = durationRecorder(deps.metrics);
+  const logUnavailable = throttled((err: unknown) => {
+    deps.logger.error({ err: (err as Error).message }, 'card host resolver unavailable');
+  });
+
+  const serveCard = (req: IncomingMessage, res: ServerResponse, host: string, start: number): void => {
+    const method = req.method;
+    if (method !== 'GET' && method !== 'HEAD') {
+      const status = writeFixed(res, method === 'OPTIONS' ? PREFLIGHT : METHOD_NOT_ALLOWED);
+      return observe(method, CARD_ROUTE, status, start);
+    }
+    const local = resolver.peek(host);
+    if (local) return observe(method, CARD_ROUTE, writeResolution(req, res, local), start);
+    resolver.resolve(host).then(
+      (r) => observe(method, CARD_ROUTE, writeResolution(req, res, r), start),
+      (err: unknown) => {
+        logUnavailable(err);
+        observe(method, CARD_ROUTE, writeFixed(res, UNAVAILABLE), start);
+      },
+    );
+  };
+
+  return {
+    tunnelHost: (req, res, host) => {
+      const start = performance.now();
+      if (CARD_PATHS.has(pathOf(req.url))) return serveCard(req, res, host, start);
+      observe(req.method, OTHER_ROUTE, writeFixed(res, NOT_FOUND), start);
+    },
+    customDomain: (req, res, host) => serveCard(req, res, host, performance.now()),
+  };
+}

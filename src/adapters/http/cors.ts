@@ -1,0 +1,39 @@
+// CORS and cross-site write protection on the API host (API.md section 3): origins listed in
+// ALLOWED_ORIGINS get credentialed CORS; a cookie-authenticated write from any other Origin is
+// refused with 403. Bearer requests carry no ambient credential and are not subject to it.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../infra/config.js';
+import { AppError } from '../../domain/errors.js';
+
+const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+
+export function assertSameSiteWrite(req: FastifyRequest, config: Config, via: 'cookie' | 'bearer' | null): void {
+  if (via !== 'cookie' || !WRITE_METHODS.has(req.method)) return;
+  const origin = req.headers.origin;
+  if (origin !== undefined && !config.allowedOrigins.has(origin)) {
+    throw new AppError('FORBIDDEN', 'Cross-site request refused: this origin may not make cookie-authenticated changes.');
+  }
+}
+
+function applyCors(req: FastifyRequest, reply: FastifyReply, config: Config): boolean {
+  const origin = req.headers.origin;
+  if (!origin || !config.allowedOrigins.has(origin)) return false;
+  reply.header('access-control-allow-origin', origin);
+  reply.header('access-control-allow-credentials', 'true');
+  reply.header('vary', 'Origin');
+  return true;
+}
+
+export function registerCors(app: FastifyInstance, config: Config): void {
+  app.addHook('onRequest', async (req, reply) => {
+    applyCors(req, reply, config);
+  });
+  app.options('*', async (req, reply) => {
+    if (req.headers.origin && config.allowedOrigins.has(req.headers.origin)) {
+      reply.header('access-control-allow-methods', 'GET, POST, PATCH, PUT, DELETE, OPTIONS');
+      reply.header('access-control-allow-headers', 'Content-Type, Authorization');
+      reply.header('access-control-max-age', '600');
+    }
+    return reply.status(204).send();
+  });
+}

@@ -1,0 +1,110 @@
+// The OAuth redirect endpoints: GET /auth/oauth/<provider>/start and /callback. The adapter
+// owns the browser side (the binding cookie, the session cookie, redirects); the decisions live
+// in state.ts and complete-sso.ts. Every redirect goes to an APP_URL path built here, never to an
+// address taken from the request. Callback URLs carry the provider's code, so nothing here logs
+// a URL, and internal failures end in a redirect rather than a logged 5xx.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../../../deps.js';
+import { badRequest, notFound, unauthenticated } from '../../../domain/errors.js';
+import { clientInfo, setSessionCookie } from '../session-auth.js';
+import { completeSso, type SsoOutcome } from '../../../domain/sso/complete-sso.js';
+import { isProviderName, type ProviderName } from '../../../domain/sso/identity.js';
+import { createProviders, type SsoProvider } from '../../../domain/sso/providers.js';
+import { badStatePage } from '../../pages/bad-state-page.js';
+import { browserBinding, saveFlow, STATE_TTL_MS, takeFlow, type Intent } from '../../../domain/sso/state.js';
+
+/** Holds the random value that binds an OAuth state to this browser. */
+export const BINDING_COOKIE = 'oauth_binding';
+
+type ProviderParams = { Params: { provider: string }; Querystring: Record<string, unknown> };
+
+const first = (v: unknown): unknown => (Array.isArray(v) ? v[0] : v);
+
+export function registerOAuthRoutes(app: FastifyInstance, deps: Deps): void {
+  const { config, logger } = deps;
+  const providers = createProviders(config);
+  const providerOf = (name: string): SsoProvider => {
+    const provider = isProviderName(name) ? providers.get(name) : undefined;
+    if (!provider) throw notFound('No such sign-in provider.');
+    return provider;
+  };
+
+  /** APP_URL plus a fixed path and our own query parameters: no open redirect. */
+  const toApp = (reply: FastifyReply, path: '/' | '/link-account', query: Record<string, string> = {}) => {
+    const qs = new URLSearchParams(query).toString();
+    return reply
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'no-referrer')
+      .redirect(`${config.appUrl}${path}${qs ? `?${qs}` : ''}`, 302);
+  };
+  const refuse = (reply: FastifyReply, provider: ProviderName, code: string) => toApp(reply, '/', { sso_error: code, provider });
+
+  app.get<ProviderParams>('/auth/oauth/:provider/start', async (req, reply) => {
+    const provider = providerOf(req.params.provider);
+    const intentParam = first(req.query.intent);
+    if (intentParam !== undefined && intentParam !== 'link') throw badRequest('intent must be "link" or absent.');
+    let intent: Intent = { kind: 'sign-in' };
+    if (intentParam === 'link') {
+      if (!req.viewer) throw unauthenticated('Sign in before linking a provider.');
+      intent = { kind: 'link', accountId: req.viewer.accountId };
+    }
+    const binding = browserBinding(req.cookies[BINDING_COOKIE]);
+    let target: URL | undefined;
+    await saveFlow(deps.cache, deps.clock(), binding, (state) => {
+      const { url, codeVerifier } = provider.authorize(state);
+      target = url;
+      return { provider: provider.name, intent, codeVerifier };
+    });
+    // Lax: the callback is a top-level GET from the provider's site, which Lax cookies reach.
+    reply.setCookie(BINDING_COOKIE, binding, {
+      httpOnly: true,
+      sameSite: 'lax',
+      path: '/auth/oauth/',
+      secure: config.secureCookies,
+      maxAge: STATE_TTL_MS / 1000,
+    });
+    return reply.header('cache-control', 'no-store').redirect(target!.href, 302);
+  });
+
+  app.get<ProviderParams>('/auth/oauth/:provider/callback', async (req, reply) => {
+    const provider = providerOf(req.params.provider);
+    const flow = await takeFlow(deps.cache, deps.clock(), req.cookies[BINDING_COOKIE], first(req.query.state), provider.name);
+    if (!flow) return badState(req, reply, config.appUrl);
+    const error = first(req.query.error);
+    if (typeof error === 'string') return refuse(reply, provider.name, error === 'access_denied' ? 'access_denied' : 'provider_error');
+    const code = first(req.query.code);
+    if (typeof code !== 'string' || code === '') return refuse(reply, provider.name, 'provider_error');
+
+    let outcome: SsoOutcome;
+    try {
+      const identity = await provider.identify(code, flow.codeVerifier).catch((err: unknown) => {
+        const e = err as Error & { status?: number };
+        // Class, message and status only: arctic's errors can carry the provider's response body.
+        logger.warn({ provider: provider.name, error: e.name, message: e.message, status: e.status }, 'sso provider failed');
+        return null;
+      });
+      if (!identity) return refuse(reply, provider.name, 'provider_error');
+      outcome = await completeSso(deps, { identity, intent: flow.intent, viewerAccountId: req.viewer?.accountId ?? null }, clientInfo(req));
+    } catch (err) {
+      logger.error({ provider: provider.name, err: (err as Error).message }, 'sso callback failed');
+      return refuse(reply, provider.name, 'server_error');
+    }
+    switch (outcome.kind) {
+      case 'signed-in':
+        setSessionCookie(reply, config, outcome.signedIn.token, outcome.signedIn.expiresAt);
+        return toApp(reply, '/');
+      case 'linked':
+        return toApp(reply, '/', { sso_linked: provider.name });
+      case 'pending-link':
+        return toApp(reply, '/link-account', { token: outcome.token });
+      case 'refused':
+        return refuse(reply, provider.name, outcome.reason);
+    }
+  });
+}
+
+/** API.md: 400 for a bad or replayed state; a person in a browser gets a page, not JSON. */
+function badState(req: FastifyRequest, reply: FastifyReply, appUrl: string): FastifyReply {
+  if ((req.headers.accept ?? '').includes('text/html')) return badStatePage(reply, appUrl);
+  throw badRequest('The sign-in attempt is invalid, expired or already used. Start the sign-in again.');
+}

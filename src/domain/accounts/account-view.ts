@@ -1,0 +1,85 @@
+// What the dashboard shows of an account (GraphQL `me`, GET /api/account), read on every
+// dashboard page load, so it is served from the cache: one versioned read (one round trip to
+// Redis), the database only on a miss. Every write that changes what the view shows calls
+// invalidateAccountView after it commits; the version bump makes any concurrently cached stale
+// copy unreachable, on every instance.
+import type { Cache } from '../../infra/cache/cache.js';
+import type { Db } from '../../infra/db/client.js';
+
+export interface AccountView {
+  id: string;
+  email: string;
+  emailVerified: boolean;
+  slug: string;
+  plan: string;
+  hasPassword: boolean;
+  lastLogin: { at: Date; ip: string } | null;
+  linkedProviders: { provider: string; email: string; linkedAt: Date }[];
+}
+
+const VIEW_TTL_MS = 5 * 60_000;
+const VERSION_TTL_MS = 24 * 3600_000;
+const versionKey = (accountId: string) => `account-view-version:${accountId}`;
+const dataPrefix = (accountId: string) => `account-view:${accountId}:`;
+
+interface Stored extends Omit<AccountView, 'lastLogin' | 'linkedProviders'> {
+  lastLogin: { at: string; ip: string } | null;
+  linkedProviders: { provider: string; email: string; linkedAt: string }[];
+}
+
+function revive(s: Stored): AccountView {
+  return {
+    ...s,
+    lastLogin: s.lastLogin ? { at: new Date(s.lastLogin.at), ip: s.lastLogin.ip } : null,
+    linkedProviders: s.linkedProviders.map((p) => ({ ...p, linkedAt: new Date(p.linkedAt) })),
+  };
+}
+
+async function readDatabase(db: Db, accountId: string): Promise<AccountView | null> {
+  const a = await db.account.findUnique({
+    where: { id: accountId },
+    select: {
+      id: true,
+      email: true,
+      emailVerified: true,
+      slug: true,
+      plan: true,
+      passwordHash: true,
+      lastLoginAt: true,
+      lastLoginIp: true,
+      linkedIdentities: { select: { provider: true, email: true, linkedAt: true }, orderBy: { linkedAt: 'asc' } },
+    },
+  });
+  if (!a) return null;
+  return {
+    id: a.id,
+    email: a.email,
+    emailVerified: a.emailVerified,
+    slug: a.slug,
+    plan: a.plan,
+    hasPassword: a.passwordHash !== null,
+    lastLogin: a.lastLoginAt ? { at: a.lastLoginAt, ip: a.lastLoginIp ?? 'unknown' } : null,
+    linkedProviders: a.linkedIdentities,
+  };
+}
+
+export async function loadAccountView(deps: { db: Db; cache: Cache }, accountId: string): Promise<AccountView | null> {
+  let version: string | null = null;
+  try {
+    const hit = await deps.cache.getVersioned(versionKey(accountId), dataPrefix(accountId));
+    if (hit.value) return revive(JSON.parse(hit.value) as Stored);
+    version = hit.version;
+  } catch {
+    // Cache unreachable: the database answers alone.
+  }
+  const view = await readDatabase(deps.db, accountId);
+  if (view && version !== null) {
+    await deps.cache.set(dataPrefix(accountId) + version, JSON.stringify(view), VIEW_TTL_MS).catch(() => {});
+  }
+  return view;
+}
+
+/** Call after committing any change to what the view shows. */
+export async function invalidateAccountView(cache: Cache, accountId: string): Promise<void> {
+  await cache.bump(versionKey(accountId), VERSION_TTL_MS).catch(() => {});
+}

@@ -1,0 +1,29 @@
+// DELETE /api/account: hard delete in one statement (every owned table cascades), then every
+// session's cache entry is tombstoned so all of them fail on their next request, on any instance.
+import { badRequest } from '../errors.js';
+import { tombstone } from '../sessions/session.js';
+import type { AccountsDeps, ClientInfo, Viewer } from '../context.js';
+import { normalizeEmail } from './email-address.js';
+import { confirmPassword } from './password-confirmation.js';
+import { invalidateAccountView } from './account-view.js';
+
+export async function deleteAccount(
+  deps: AccountsDeps,
+  viewer: Viewer,
+  input: { email: string; password: string },
+  client: ClientInfo,
+): Promise<void> {
+  const account = await confirmPassword(deps, viewer.accountId, input.password, client);
+  if (normalizeEmail(input.email) !== account.emailNormalized) {
+    throw badRequest('The typed email does not match the account email.');
+  }
+  const { sessions, tunnels } = await deps.db.$transaction(async (tx) => {
+    const sessions = await tx.session.findMany({ where: { accountId: account.id }, select: { tokenHash: true } });
+    const tunnels = await tx.tunnel.findMany({ where: { accountId: account.id }, select: { id: true } });
+    await tx.account.delete({ where: { id: account.id } });
+    return { sessions, tunnels };
+  });
+  await tombstone(deps.cache, [...sessions.map((s) => s.tokenHash), viewer.tokenHash]);
+  await invalidateAccountView(deps.cache, account.id);
+  await deps.events.emit('account.deleted', { accountId: account.id, slug: account.slug, tunnelIds: tunnels.map((t) => t.id) });
+}

@@ -1,0 +1,62 @@
+// Changing the address by double confirmation: the current password to ask, a link to the new
+// address to confirm. The old address stays in effect until the link is used.
+import { badRequest, conflict } from '../errors.js';
+import { violates } from '../../infra/db/errors.js';
+import { enqueueEmail } from '../../infra/mail/outbox.js';
+import { confirmEmailChange as confirmMessage } from '../../infra/mail/templates.js';
+import type { AccountsDeps, ClientInfo } from '../context.js';
+import { normalizeEmail, parseEmail } from './email-address.js';
+import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
+import { confirmPassword } from './password-confirmation.js';
+import { invalidateAccountView } from './account-view.js';
+
+const inUse = () => conflict('That email address is already in use.');
+
+export async function requestEmailChange(
+  deps: AccountsDeps,
+  accountId: string,
+  input: { currentPassword: string; newEmail: string },
+  client: ClientInfo,
+): Promise<void> {
+  const newEmail = parseEmail(input.newEmail);
+  const account = await confirmPassword(deps, accountId, input.currentPassword, client);
+  const normalized = normalizeEmail(newEmail);
+  if (normalized === account.emailNormalized) throw badRequest('That is already the email of this account.');
+  if (await deps.db.account.findUnique({ where: { emailNormalized: normalized }, select: { id: true } })) throw inUse();
+  await deps.db.$transaction(async (tx) => {
+    // A new request replaces any earlier pending change.
+    await tx.emailToken.updateMany({
+      where: { accountId, kind: 'change-email', usedAt: null },
+      data: { usedAt: deps.clock() },
+    });
+    const token = await issueEmailToken(tx, deps.clock(), { accountId, kind: 'change-email', newEmail });
+    await enqueueEmail(tx, newEmail, confirmMessage(deps.mailContext, token, newEmail), accountId);
+  });
+  deps.mailNotify();
+}
+
+export async function confirmEmailChange(deps: AccountsDeps, token: unknown): Promise<{ email: string }> {
+  const row = await findEmailToken(deps.db, token, 'change-email');
+  const now = deps.clock();
+  if (!row || row.usedAt || row.expiresAt <= now || !row.newEmail) {
+    throw badRequest('This confirmation link is invalid or has expired.');
+  }
+  const newEmail = row.newEmail;
+  try {
+    await deps.db.$transaction(async (tx) => {
+      if (!(await markEmailTokenUsed(tx, row.id, now))) throw badRequest('This confirmation link is invalid or has expired.');
+      const taken = await tx.account.findUnique({ where: { emailNormalized: normalizeEmail(newEmail) }, select: { id: true } });
+      if (taken && taken.id !== row.accountId) throw inUse();
+      // Following the link proves the new address, so it counts as verified.
+      await tx.account.update({
+        where: { id: row.accountId },
+        data: { email: newEmail, emailNormalized: normalizeEmail(newEmail), emailVerified: true },
+      });
+    });
+  } catch (err) {
+    if (violates(err, 'email_normalized', 'emailNormalized')) throw inUse();
+    throw err;
+  }
+  await invalidateAccountView(deps.cache, row.accountId);
+  return { email: newEmail };
+}

@@ -1,0 +1,54 @@
+// Verifying the address (POST /auth/verify-email) and re-sending the link
+// (POST /auth/resend-verification, 5 per 15 minutes per account, counted in the shared cache).
+// The welcome email goes out once per account, ever: welcome_sent_at is claimed atomically.
+import { badRequest, rateLimited } from '../errors.js';
+import { enqueueEmail } from '../../infra/mail/outbox.js';
+import { verifyEmail as verifyEmailMessage, welcome } from '../../infra/mail/templates.js';
+import type { AccountsDeps } from '../context.js';
+import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
+import { LIMITS, consume } from './rate-limit.js';
+import { invalidateAccountView } from './account-view.js';
+
+const invalidLink = () => badRequest('This verification link is invalid or has expired.');
+
+export async function verifyEmail(deps: AccountsDeps, token: unknown): Promise<{ emailVerified: true }> {
+  const row = await findEmailToken(deps.db, token, 'verify-email');
+  if (!row) throw invalidLink();
+  const now = deps.clock();
+  if (row.usedAt) {
+    // A replayed link on a verified account is a no-op success; never a second welcome.
+    const account = await deps.db.account.findUnique({ where: { id: row.accountId }, select: { emailVerified: true } });
+    if (account?.emailVerified) return { emailVerified: true };
+    throw invalidLink();
+  }
+  if (row.expiresAt <= now) throw invalidLink();
+  const sentWelcome = await deps.db.$transaction(async (tx) => {
+    if (!(await markEmailTokenUsed(tx, row.id, now))) return false;
+    const account = await tx.account.update({
+      where: { id: row.accountId },
+      data: { emailVerified: true },
+      select: { email: true },
+    });
+    const claimed = await tx.account.updateMany({
+      where: { id: row.accountId, welcomeSentAt: null },
+      data: { welcomeSentAt: now },
+    });
+    if (claimed.count === 1) await enqueueEmail(tx, account.email, welcome(deps.mailContext), row.accountId);
+    return claimed.count === 1;
+  });
+  await invalidateAccountView(deps.cache, row.accountId);
+  if (sentWelcome) deps.mailNotify();
+  return { emailVerified: true };
+}
+
+export async function resendVerification(deps: AccountsDeps, accountId: string): Promise<void> {
+  const account = await deps.db.account.findUnique({ where: { id: accountId }, select: { email: true, emailVerified: true } });
+  if (!account || account.emailVerified) return;
+  const { allowed, retryAfterSeconds } = await consume(deps.cache, LIMITS.resendVerification, accountId);
+  if (!allowed) throw rateLimited(retryAfterSeconds, 'Too many verification emails. Try again later.');
+  await deps.db.$transaction(async (tx) => {
+    const token = await issueEmailToken(tx, deps.clock(), { accountId, kind: 'verify-email' });
+    await enqueueEmail(tx, account.email, verifyEmailMessage(deps.mailContext, token), accountId);
+  });
+  deps.mailNotify();
+}

@@ -1,0 +1,18 @@
+// POST /auth/change-password: re-hash and sign out every other session; this one stays.
+import type { AccountsDeps, ClientInfo, Viewer } from '../context.js';
+import { assertPasswordLength, hashPassword } from './password.js';
+import { confirmPassword } from './password-confirmation.js';
+import { revokeAccountSessions } from '../sessions/session.js';
+
+export async function changePassword(
+  deps: AccountsDeps,
+  viewer: Viewer,
+  input: { currentPassword: string; newPassword: string },
+  client: ClientInfo,
+): Promise<void> {
+  assertPasswordLength(input.newPassword, 'new_password');
+  await confirmPassword(deps, viewer.accountId, input.currentPassword, client);
+  const passwordHash = await hashPassword(input.newPassword);
+  await deps.db.account.update({ where: { id: viewer.accountId }, data: { passwordHash } });
+  await revokeAccountSessions(deps, viewer.accountId, viewer.sessionId);
+}

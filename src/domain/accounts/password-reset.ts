@@ -1,0 +1,47 @@
+// Forgot and reset password. forgot-password answers the same (204) for every address; known
+// addresses get a 1-hour link, at most 5 per 15 minutes. Resetting sets the password, proves
+// the address, and signs out every session. It is also how an SSO-only account gets a password.
+import { badRequest } from '../errors.js';
+import { enqueueEmail } from '../../infra/mail/outbox.js';
+import { resetPassword as resetMessage } from '../../infra/mail/templates.js';
+import { revokeAccountSessions } from '../sessions/session.js';
+import type { AccountsDeps } from '../context.js';
+import { hasNul, normalizeEmail } from './email-address.js';
+import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
+import { assertPasswordLength, hashPassword } from './password.js';
+import { LIMITS, consume } from './rate-limit.js';
+import { invalidateAccountView } from './account-view.js';
+
+export async function forgotPassword(deps: AccountsDeps, email: string): Promise<void> {
+  const emailNormalized = normalizeEmail(email);
+  if (emailNormalized.length > 254 || hasNul(emailNormalized)) return;
+  const account = await deps.db.account.findUnique({ where: { emailNormalized }, select: { id: true, email: true } });
+  if (!account) return;
+  const { allowed } = await consume(deps.cache, LIMITS.forgotPassword, account.id);
+  if (!allowed) return;
+  await deps.db.$transaction(async (tx) => {
+    const token = await issueEmailToken(tx, deps.clock(), { accountId: account.id, kind: 'reset-password' });
+    await enqueueEmail(tx, account.email, resetMessage(deps.mailContext, token), account.id);
+  });
+  deps.mailNotify();
+}
+
+export async function resetPassword(deps: AccountsDeps, input: { token: unknown; newPassword: string }): Promise<void> {
+  assertPasswordLength(input.newPassword, 'new_password');
+  const row = await findEmailToken(deps.db, input.token, 'reset-password');
+  const now = deps.clock();
+  const invalid = () => badRequest('This reset link is invalid or has expired.');
+  if (!row || row.usedAt || row.expiresAt <= now) throw invalid();
+  const passwordHash = await hashPassword(input.newPassword);
+  await deps.db.$transaction(async (tx) => {
+    if (!(await markEmailTokenUsed(tx, row.id, now))) throw invalid();
+    // Every other outstanding reset link dies with this one.
+    await tx.emailToken.updateMany({
+      where: { accountId: row.accountId, kind: 'reset-password', usedAt: null },
+      data: { usedAt: now },
+    });
+    await tx.account.update({ where: { id: row.accountId }, data: { passwordHash, emailVerified: true } });
+  });
+  await invalidateAccountView(deps.cache, row.accountId);
+  await revokeAccountSessions(deps, row.accountId);
+}

@@ -1,0 +1,56 @@
+// POST /auth/signup: the account (unverified, slug derived from the email), the verification
+// token and its email, in one transaction.
+import { conflict } from '../errors.js';
+import { violates } from '../../infra/db/errors.js';
+import { enqueueEmail } from '../../infra/mail/outbox.js';
+import { verifyEmail } from '../../infra/mail/templates.js';
+import { rememberNetwork } from '../sessions/sign-in.js';
+import type { AccountsDeps, ClientInfo } from '../context.js';
+import { normalizeEmail, parseEmail } from './email-address.js';
+import { issueEmailToken } from './email-tokens.js';
+import { assertPasswordLength, hashPassword } from './password.js';
+import { slugCandidates } from './slug.js';
+
+export interface NewAccount {
+  id: string;
+  email: string;
+  emailVerified: boolean;
+  slug: string;
+}
+
+export async function signup(
+  deps: AccountsDeps,
+  input: { email: string; password: string },
+  client: ClientInfo,
+): Promise<NewAccount> {
+  const email = parseEmail(input.email);
+  assertPasswordLength(input.password);
+  const emailNormalized = normalizeEmail(email);
+  if (await deps.db.account.findUnique({ where: { emailNormalized }, select: { id: true } })) {
+    throw conflict('An account with this email already exists.');
+  }
+  const passwordHash = await hashPassword(input.password);
+  const candidates = slugCandidates(email);
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const slug = candidates.next().value as string;
+    try {
+      const account = await deps.db.$transaction(async (tx) => {
+        const now = deps.clock();
+        const created = await tx.account.create({
+          data: { email, emailNormalized, passwordHash, slug, createdAt: now },
+          select: { id: true, email: true, emailVerified: true, slug: true },
+        });
+        const token = await issueEmailToken(tx, now, { accountId: created.id, kind: 'verify-email' });
+        await enqueueEmail(tx, email, verifyEmail(deps.mailContext, token), created.id);
+        await rememberNetwork(tx, created.id, client.ip, now);
+        return created;
+      });
+      deps.mailNotify();
+      return account;
+    } catch (err) {
+      if (violates(err, 'email_normalized', 'emailNormalized')) throw conflict('An account with this email already exists.');
+      if (!violates(err, 'slug')) throw err;
+    }
+  }
+  throw conflict('Could not find a free slug for this email; try again.');
+}

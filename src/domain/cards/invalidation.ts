@@ -1,0 +1,30 @@
+// What drops cached cards: every tunnel change that can alter a card (tunnels announce the hosts
+// before and after), an account slug rename (every host of the account moves, and the card's
+// title and name carry the slug) and an account deletion (its tunnels are gone, known by id).
+// Domain events run after the commit and are awaited, so the next request sees the change.
+import type { Deps } from '../../deps.js';
+import { cardHostsOf, tunnelHost } from '../tunnels/names.js';
+import type { CardResolver } from './resolver.js';
+
+export function wireCardInvalidation(deps: Pick<Deps, 'db' | 'events' | 'logger' | 'config'>, resolver: CardResolver): void {
+  const zone = deps.config.zone;
+  resolver.start().catch((err: unknown) => {
+    deps.logger.error({ err: (err as Error).message }, 'card invalidation subscription failed; in-process card cache off');
+  });
+
+  deps.events.on('tunnel.changed', ({ tunnelId, hosts }) => resolver.invalidate(hosts, [tunnelId]));
+
+  deps.events.on('account.slugChanged', async ({ accountId, oldSlug, newSlug }) => {
+    const tunnels = await deps.db.tunnel.findMany({
+      where: { accountId },
+      select: { id: true, subdomain: true, customDomain: true },
+    });
+    if (tunnels.length === 0) return;
+    const hosts = tunnels.flatMap((t) => [...cardHostsOf(t, oldSlug, zone), tunnelHost(t.subdomain, newSlug, zone)]);
+    await resolver.invalidate(hosts, tunnels.map((t) => t.id));
+  });
+
+  deps.events.on('account.deleted', async ({ tunnelIds }) => {
+    if (tunnelIds.length > 0) await resolver.invalidate([], tunnelIds);
+  });
+}

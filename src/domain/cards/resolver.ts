@@ -1,0 +1,158 @@
+// Host → rendered card, served from cache: an in-process layer (bounded) in front of the shared
+// store (Redis) in front of the database. With the memory cache there is one instance, so the
+// in-process layer is the whole cache and invalidation is exact and synchronous. With Redis,
+// every instance drops its in-process entries on the invalidation message; until its
+// subscription is live an instance skips the in-process layer, and in-process entries expire
+// soon anyway in case a message is lost while Redis reconnects.
+import type { Cache } from '../../infra/cache/cache.js';
+import type { Db } from '../../infra/db/client.js';
+import type { Logger } from 'pino';
+import type { CardConfig } from './card.js';
+import { BoundedTtlMap } from './local-cache.js';
+import { throttled } from '../../infra/observability/log-throttle.js';
+import { lookUpCard, type Looked, type Resolution } from './lookup.js';
+import { SharedCardStore } from './shared-store.js';
+
+export interface CardDeps {
+  db: Db;
+  cache: Cache;
+  clock: () => Date;
+  logger: Logger;
+  config: CardConfig;
+}
+
+export const TTL = {
+  /** Unknown hosts: short, so a host that appears outside the service's own writes shows soon. */
+  unknownMs: 30_000,
+  /**
+   * Hosts of a tunnel: invalidated explicitly; the expiry is a safety net for a change made while
+   * Redis was unreachable (its invalidation could not reach the shared store or other instances).
+   */
+  tunnelMs: 600_000,
+  /** In-process entries under Redis: a lost invalidation message is healed this fast. */
+  localUnderRedisMs: 30_000,
+} as const;
+
+/** The database (or Redis, then the database) must answer within this, or the card is a 502. */
+export const RESOLVE_TIMEOUT_MS = 2000;
+
+const LOCAL_MAX = { cards: 10_000, unknown: 10_000 };
+
+export class ResolverUnavailable extends Error {}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ResolverUnavailable(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export class CardResolver {
+  /** Tunnel hosts (cards and non-discoverable tunnels) and unknown hosts, bounded apart so a flood of unknown hosts never evicts a card. */
+  private readonly known = new BoundedTtlMap<Resolution>(LOCAL_MAX.cards);
+  private readonly unknown = new BoundedTtlMap<Resolution>(LOCAL_MAX.unknown);
+  private readonly inflight = new Map<string, Promise<Resolution>>();
+  private readonly shared: SharedCardStore | null;
+  /** Bumped by every invalidation; a lookup that saw it move does not fill the in-process layer. */
+  private epoch = 0;
+  private localLive: boolean;
+  /** Redis down: the database still answers; said once per interval, not per request. */
+  private readonly logCacheDown = throttled((err: unknown) => {
+    this.deps.logger.warn({ err: (err as Error).message }, 'card cache unreachable; resolving from the database');
+  });
+
+  constructor(private readonly deps: CardDeps) {
+    this.shared = deps.cache.kind === 'redis' ? new SharedCardStore(deps.cache) : null;
+    this.localLive = this.shared === null;
+  }
+
+  /** Subscribes to other instances' invalidations (Redis); the in-process layer starts after. */
+  async start(): Promise<void> {
+    if (!this.shared) return;
+    await this.shared.subscribe((hosts, tunnelIds) => this.dropLocal(hosts, tunnelIds));
+    this.localLive = true;
+  }
+
+  /** The in-process answer, synchronously, or undefined (the hot path avoids a promise). */
+  peek(host: string): Resolution | undefined {
+    if (!this.localLive) return undefined;
+    const now = this.deps.clock().getTime();
+    return this.known.get(host, now) ?? this.unknown.get(host, now);
+  }
+
+  resolve(host: string): Promise<Resolution> {
+    const cached = this.peek(host);
+    if (cached) return Promise.resolve(cached);
+    const joined = this.inflight.get(host);
+    if (joined) return joined;
+    const pending: Promise<Resolution> = withTimeout(this.load(host), RESOLVE_TIMEOUT_MS).finally(() => {
+      if (this.inflight.get(host) === pending) this.inflight.delete(host);
+    });
+    this.inflight.set(host, pending);
+    return pending;
+  }
+
+  private async load(host: string): Promise<Resolution> {
+    const epoch = this.epoch;
+    const now = this.deps.clock().getTime();
+    let generation: string | null = null;
+    if (this.shared) {
+      try {
+        const read = await this.shared.read(host, now);
+        if (read.hit) {
+          this.fillLocal(host, read.hit, epoch, now);
+          return read.hit;
+        }
+        generation = read.generation;
+      } catch (err) {
+        // Nothing is written back below: the shared store is not trusted until it answers again.
+        this.logCacheDown(err);
+      }
+    }
+    let looked: Looked;
+    try {
+      looked = await lookUpCard(this.deps.db, this.deps.config, host);
+    } catch (err) {
+      throw new ResolverUnavailable((err as Error).message, { cause: err });
+    }
+    const ttl = looked.resolution.tunnelId === null ? TTL.unknownMs : TTL.tunnelMs;
+    if (this.shared && generation !== null) {
+      this.shared.write(host, looked, generation, now, ttl).catch((err: unknown) => this.logCacheDown(err));
+    }
+    this.fillLocal(host, looked.resolution, epoch, now);
+    return looked.resolution;
+  }
+
+  private fillLocal(host: string, r: Resolution, epoch: number, now: number): void {
+    if (!this.localLive || epoch !== this.epoch) return;
+    if (r.tunnelId === null) {
+      this.unknown.set(host, r, now + TTL.unknownMs);
+      return;
+    }
+    this.known.set(host, r, now + (this.shared ? TTL.localUnderRedisMs : TTL.tunnelMs));
+  }
+
+  private dropLocal(hosts: readonly string[], tunnelIds: readonly string[]): void {
+    this.epoch++;
+    // A lookup already under way may have read the old state: later requests must not join it.
+    this.inflight.clear();
+    for (const h of hosts) {
+      this.known.delete(h);
+      this.unknown.delete(h);
+    }
+    if (tunnelIds.length > 0) {
+      const ids = new Set(tunnelIds);
+      this.known.deleteWhere((r) => r.tunnelId !== null && ids.has(r.tunnelId));
+    }
+  }
+
+  /** Drops the hosts and everything of the tunnels here, in the shared store, and on every instance. */
+  async invalidate(hosts: readonly string[], tunnelIds: readonly string[]): Promise<void> {
+    this.dropLocal(hosts, tunnelIds);
+    if (!this.shared) return;
+    const all = await this.shared.invalidate(hosts, tunnelIds);
+    this.dropLocal(all, []);
+    await this.shared.publish(all, tunnelIds);
+  }
+}

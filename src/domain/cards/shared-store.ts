@@ -1,0 +1,81 @@
+// The shared layer of the card cache (Redis): one entry per host, a generation counter per host,
+// and an index tunnel id → its hosts (a deleted account's tunnels are known only by id).
+//
+// Why the generation: an instance that read the database just before a change commits could
+// write the old card after the change's invalidation deleted it. Each entry records the
+// generation read before its database query; invalidation bumps it, so such a late write is
+// never valid. Entries also carry their own expiry on the service clock (tests move time).
+import type { Cache } from '../../infra/cache/cache.js';
+import { renderedCard } from './card.js';
+import { UNKNOWN, type Looked, type Resolution } from './lookup.js';
+
+export const INVALIDATION_CHANNEL = 'cards:invalidate';
+
+const entryKey = (host: string) => `card:h:${host}`;
+const genKey = (host: string) => `card:g:${host}`;
+const indexKey = (tunnelId: string) => `card:t:${tunnelId}`;
+
+/** Generations outlive every entry by far, so a recreated counter cannot meet an old entry. */
+const GEN_TTL_MS = 7 * 24 * 3600_000;
+
+interface StoredEntry {
+  /** Expiry on the service clock (ms). */
+  e: number;
+  /** Generation read before the database query. */
+  g: string;
+  /** Tunnel id, or null for an unknown host. */
+  t: string | null;
+  /** Card JSON when discoverable. */
+  b?: string;
+}
+
+export class SharedCardStore {
+  constructor(private readonly cache: Cache) {}
+
+  /** The current generation of the host; read before a database query. */
+  async generation(host: string): Promise<string> {
+    return (await this.cache.get(genKey(host))) ?? '0';
+  }
+
+  /** The stored resolution if present, unexpired and of the current generation; else null and the generation. */
+  async read(host: string, now: number): Promise<{ hit: Resolution | null; generation: string }> {
+    const [raw, gen] = await Promise.all([this.cache.get(entryKey(host)), this.cache.get(genKey(host))]);
+    const generation = gen ?? '0';
+    if (raw === null) return { hit: null, generation };
+    const entry = JSON.parse(raw) as StoredEntry;
+    if (entry.g !== generation || entry.e <= now) return { hit: null, generation };
+    if (entry.t === null) return { hit: UNKNOWN, generation };
+    return { hit: entry.b === undefined ? { kind: 'none', tunnelId: entry.t } : renderedCard(entry.t, entry.b), generation };
+  }
+
+  async write(host: string, looked: Looked, generation: string, now: number, ttlMs: number): Promise<void> {
+    const r = looked.resolution;
+    const entry: StoredEntry = { e: now + ttlMs, g: generation, t: r.tunnelId };
+    if (r.kind === 'card') entry.b = r.body;
+    const writes = [this.cache.set(entryKey(host), JSON.stringify(entry), ttlMs)];
+    if (r.tunnelId !== null) writes.push(this.cache.set(indexKey(r.tunnelId), JSON.stringify(looked.tunnelHosts), ttlMs));
+    await Promise.all(writes);
+  }
+
+  /** Drops the hosts (and every host indexed under the tunnel ids); returns all hosts dropped. */
+  async invalidate(hosts: readonly string[], tunnelIds: readonly string[]): Promise<string[]> {
+    const all = new Set(hosts);
+    const indexed = await Promise.all(tunnelIds.map((id) => this.cache.get(indexKey(id))));
+    for (const raw of indexed) for (const h of raw ? (JSON.parse(raw) as string[]) : []) all.add(h);
+    const list = [...all];
+    await Promise.all(list.map((h) => this.cache.hit(genKey(h), GEN_TTL_MS)));
+    await this.cache.del(...list.map(entryKey));
+    return list;
+  }
+
+  async publish(hosts: readonly string[], tunnelIds: readonly string[]): Promise<void> {
+    await this.cache.publish(INVALIDATION_CHANNEL, JSON.stringify({ hosts, tunnelIds }));
+  }
+
+  subscribe(onChange: (hosts: string[], tunnelIds: string[]) => void): Promise<() => Promise<void>> {
+    return this.cache.subscribe(INVALIDATION_CHANNEL, (message) => {
+      const { hosts, tunnelIds } = JSON.parse(message) as { hosts: string[]; tunnelIds: string[] };
+      onChange(hosts, tunnelIds);
+    });
+  }
+}

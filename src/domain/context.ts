@@ -1,0 +1,28 @@
+// What the account flows need, passed explicitly (deps.ts builds it once).
+import type { Cache } from '../infra/cache/cache.js';
+import type { Db } from '../infra/db/client.js';
+import type { DomainEvents } from './events.js';
+import type { MailContext } from '../infra/mail/templates.js';
+
+export interface AccountsDeps {
+  db: Db;
+  cache: Cache;
+  clock: () => Date;
+  mailContext: MailContext;
+  /** Wakes the mail worker once a transaction that enqueued mail has committed. */
+  mailNotify: () => void;
+  events: DomainEvents;
+}
+
+/** Who is making the request, as the adapters see it. */
+export interface ClientInfo {
+  ip: string;
+  userAgent: string;
+}
+
+/** A signed-in caller. */
+export interface Viewer {
+  accountId: string;
+  sessionId: string;
+  tokenHash: string;
+}

@@ -1,0 +1,94 @@
+// Issuing a session after any successful sign-in (password, SSO, confirmed link): the session,
+// the last-login record, and the new-network alert, committed together.
+import type { AccountsDeps, ClientInfo } from '../context.js';
+import { maskIp, networkOf } from './network.js';
+import { randomUUID } from 'node:crypto';
+import type { Tx } from '../../infra/mail/outbox.js';
+import { loginAlert, type RenderedEmail } from '../../infra/mail/templates.js';
+import { newSession, type NewSession } from './session.js';
+import { invalidateAccountView } from '../accounts/account-view.js';
+
+export interface SignedIn {
+  token: string;
+  sessionId: string;
+  expiresAt: Date;
+  emailVerified: boolean;
+}
+
+/** Records that the account has been seen on this client's network; true when it is new. */
+export async function rememberNetwork(tx: Tx, accountId: string, ip: string, now: Date): Promise<boolean> {
+  const network = networkOf(ip);
+  if (!network) return false;
+  const { count } = await tx.knownNetwork.createMany({
+    data: [{ accountId, network, firstSeenAt: now }],
+    skipDuplicates: true,
+  });
+  return count === 1;
+}
+
+/**
+ * Everything a sign-in writes, as one statement (data-modifying CTEs run atomically): the session,
+ * the last-login record, the network (new or not), and the alert email when the network is new.
+ * One round trip instead of an interactive transaction's six: sign-in is argon2-bound, and this
+ * keeps the rest of it small.
+ */
+async function writeSignIn(
+  db: Tx,
+  row: {
+    accountId: string;
+    session: NewSession;
+    ip: string;
+    network: string | null;
+    now: Date;
+    alert: { id: string; to: string; email: RenderedEmail };
+  },
+): Promise<boolean> {
+  const { accountId, session, ip, network, now, alert } = row;
+  const result = await db.$queryRaw<{ new_network: boolean }[]>`
+    WITH s AS (
+      INSERT INTO sessions (id, account_id, token_hash, user_agent, ip, created_at, last_seen_at, expires_at)
+      VALUES (${session.id}, ${accountId}, ${session.tokenHash}, ${session.userAgent}, ${ip}, ${now}, ${now}, ${session.expiresAt})
+    ), a AS (
+      UPDATE accounts SET last_login_at = ${now}, last_login_ip = ${ip}, updated_at = ${now} WHERE id = ${accountId}
+    ), n AS (
+      INSERT INTO known_networks (account_id, network, first_seen_at)
+      SELECT ${accountId}, ${network}::text, ${now} WHERE ${network}::text IS NOT NULL
+      ON CONFLICT DO NOTHING RETURNING network
+    ), m AS (
+      -- The outbox runs on the database's clock, like every other enqueued email.
+      INSERT INTO outbox_emails (id, account_id, kind, to_address, subject, text_body, html_body, next_attempt_at, created_at)
+      SELECT ${alert.id}, ${accountId}, ${alert.email.kind}, ${alert.to}, ${alert.email.subject}, ${alert.email.text}, ${alert.email.html}, now(), now()
+      FROM n
+    )
+    SELECT EXISTS (SELECT 1 FROM n) AS new_network`;
+  return result[0]?.new_network === true;
+}
+
+export async function issueSignIn(
+  deps: AccountsDeps,
+  account: { id: string; email: string; emailVerified: boolean },
+  client: ClientInfo,
+  /** Work that must commit with the sign-in (SSO: the account, the linked identity). */
+  extra?: (tx: Tx) => Promise<void>,
+): Promise<SignedIn> {
+  const now = deps.clock();
+  const ip = maskIp(client.ip);
+  const { token, session } = newSession(now, client.userAgent);
+  const row = {
+    accountId: account.id,
+    session,
+    ip,
+    network: networkOf(client.ip),
+    now,
+    alert: { id: randomUUID(), to: account.email, email: loginAlert(deps.mailContext, { at: now, ip, userAgent: client.userAgent }) },
+  };
+  const newNetwork = extra
+    ? await deps.db.$transaction(async (tx) => {
+        await extra(tx);
+        return writeSignIn(tx, row);
+      })
+    : await writeSignIn(deps.db, row);
+  await invalidateAccountView(deps.cache, account.id);
+  if (newNetwork) deps.mailNotify();
+  return { token, sessionId: session.id, expiresAt: session.expiresAt, emailVerified: account.emailVerified };
+}

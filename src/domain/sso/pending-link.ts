@@ -1,0 +1,85 @@
+// A new identity whose email matches an account that has a password is never merged silently:
+// the callback leaves a pending link (15 minutes, single use, only its SHA-256 stored) and the
+// user proves the account's password to bind the two. Wrong passwords count against the same
+// limits as logins and leave the pending link usable until it expires.
+import type { AccountsDeps, ClientInfo } from '../context.js';
+import { normalizeEmail } from '../accounts/email-address.js';
+import { recordFailure } from '../accounts/login.js';
+import { networkOf } from '../sessions/network.js';
+import { verifyPassword } from '../accounts/password.js';
+import { LIMITS, assertUnderLimit, resetLimit } from '../accounts/rate-limit.js';
+import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
+import { isUniqueViolation } from '../../infra/db/errors.js';
+import { AppError, badRequest, conflict } from '../errors.js';
+import { issueSignIn, type SignedIn } from '../sessions/sign-in.js';
+import type { ProviderIdentity } from './identity.js';
+
+export const PENDING_LINK_TTL_MS = 15 * 60_000;
+
+const invalidLink = () => badRequest('This link is invalid or has expired. Sign in with the provider again.');
+const wrongPassword = () => new AppError('UNAUTHENTICATED', 'Incorrect password.');
+
+export async function createPendingLink(deps: AccountsDeps, accountId: string, identity: ProviderIdentity): Promise<string> {
+  const token = generateToken();
+  const now = deps.clock();
+  await deps.db.pendingLink.create({
+    data: {
+      accountId,
+      tokenHash: hashToken(token),
+      provider: identity.provider,
+      providerUserId: identity.providerUserId,
+      providerEmail: identity.email,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + PENDING_LINK_TTL_MS),
+    },
+  });
+  return token;
+}
+
+export async function confirmLink(
+  deps: AccountsDeps,
+  input: { token: string; password: string },
+  client: ClientInfo,
+): Promise<SignedIn> {
+  if (!isWellFormedToken(input.token)) throw invalidLink();
+  const link = await deps.db.pendingLink.findUnique({
+    where: { tokenHash: hashToken(input.token) },
+    include: { account: { select: { id: true, email: true, emailVerified: true, passwordHash: true } } },
+  });
+  if (!link || link.usedAt || link.expiresAt <= deps.clock()) throw invalidLink();
+  const { account } = link;
+  const emailKey = normalizeEmail(account.email);
+  await assertUnderLimit(deps.cache, LIMITS.loginPerAccount, emailKey);
+  await assertUnderLimit(deps.cache, LIMITS.loginPerIp, networkOf(client.ip) ?? client.ip);
+  const check = account.passwordHash ? await verifyPassword(account.passwordHash, input.password) : { valid: false, rehash: null };
+  if (!check.valid) {
+    await recordFailure(deps, emailKey, client.ip);
+    throw wrongPassword();
+  }
+  await resetLimit(deps.cache, LIMITS.loginPerAccount, emailKey);
+  try {
+    return await issueSignIn(deps, account, client, async (tx) => {
+      const now = deps.clock();
+      // Single use under races: only the request that flips used_at goes on.
+      const { count } = await tx.pendingLink.updateMany({
+        where: { id: link.id, usedAt: null, expiresAt: { gt: now } },
+        data: { usedAt: now },
+      });
+      if (count !== 1) throw invalidLink();
+      await tx.linkedIdentity.create({
+        data: {
+          accountId: account.id,
+          provider: link.provider,
+          providerUserId: link.providerUserId,
+          email: link.providerEmail,
+          linkedAt: now,
+        },
+      });
+      if (check.rehash) await tx.account.update({ where: { id: account.id }, data: { passwordHash: check.rehash } });
+    });
+  } catch (err) {
+    // Linked meanwhile: to this or another account, or this account got another identity of it.
+    if (isUniqueViolation(err)) throw conflict('This identity or provider has been linked meanwhile; nothing was changed.');
+    throw err;
+  }
+}

@@ -1,0 +1,39 @@
+// A new identity whose email matches no account: the account is created from what the provider
+// vouches for (email_verified included), with no password, the identity linked, and signed in,
+// all in one transaction. An unverified provider email gets the same verification link as a
+// password signup.
+import { randomUUID } from 'node:crypto';
+import type { AccountsDeps, ClientInfo } from '../context.js';
+import { normalizeEmail } from '../accounts/email-address.js';
+import { issueEmailToken } from '../accounts/email-tokens.js';
+import { enqueueEmail } from '../../infra/mail/outbox.js';
+import { verifyEmail } from '../../infra/mail/templates.js';
+import { issueSignIn, rememberNetwork, type SignedIn } from '../sessions/sign-in.js';
+import type { ProviderIdentity } from './identity.js';
+
+export async function createSsoAccount(
+  deps: AccountsDeps,
+  identity: ProviderIdentity,
+  slug: string,
+  client: ClientInfo,
+): Promise<SignedIn> {
+  const id = randomUUID();
+  const { email, emailVerified } = identity;
+  const signedIn = await issueSignIn(deps, { id, email, emailVerified }, client, async (tx) => {
+    const now = deps.clock();
+    await tx.account.create({
+      data: { id, email, emailNormalized: normalizeEmail(email), emailVerified, slug, createdAt: now },
+    });
+    await tx.linkedIdentity.create({
+      data: { accountId: id, provider: identity.provider, providerUserId: identity.providerUserId, email, linkedAt: now },
+    });
+    // The creating network is the account's own: its first sign-in is not a "new network".
+    await rememberNetwork(tx, id, client.ip, now);
+    if (!emailVerified) {
+      const token = await issueEmailToken(tx, now, { accountId: id, kind: 'verify-email' });
+      await enqueueEmail(tx, email, verifyEmail(deps.mailContext, token), id);
+    }
+  });
+  if (!emailVerified) deps.mailNotify();
+  return signedIn;
+}

@@ -1,0 +1,45 @@
+// Readiness (/readyz): can this instance serve traffic, i.e. are the database and the cache
+// reachable? Liveness (/healthz) asks less: only whether the process answers.
+import type { Cache } from '../../infra/cache/cache.js';
+import type { Db } from '../../infra/db/client.js';
+
+export interface ReadinessDeps {
+  db: Db;
+  cache: Cache;
+}
+
+export type CheckOutcome = 'ok' | 'unreachable';
+
+export interface Readiness {
+  ready: boolean;
+  checks: { database: CheckOutcome; cache: CheckOutcome };
+}
+
+/** Each check is bounded, so a hung dependency reports "unreachable" instead of hanging the probe. */
+export const READINESS_TIMEOUT_MS = 2000;
+
+export async function checkReadiness(deps: ReadinessDeps, timeoutMs = READINESS_TIMEOUT_MS): Promise<Readiness> {
+  const [database, cache] = await Promise.all([
+    bounded(() => deps.db.$queryRawUnsafe('SELECT 1'), timeoutMs),
+    bounded(() => deps.cache.ping(), timeoutMs),
+  ]);
+  return { ready: database === 'ok' && cache === 'ok', checks: { database, cache } };
+}
+
+async function bounded(check: () => Promise<unknown>, timeoutMs: number): Promise<CheckOutcome> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<CheckOutcome>((resolve) => {
+    timer = setTimeout(() => resolve('unreachable'), timeoutMs);
+  });
+  try {
+    return await Promise.race([
+      check().then(
+        (): CheckOutcome => 'ok',
+        (): CheckOutcome => 'unreachable',
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,52 @@
+// The database: real PostgreSQL when DATABASE_URL is set, embedded PGlite otherwise. Either way
+// Prisma talks to it through @prisma/adapter-pg, so there is one code path.
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { Logger } from 'pino';
+import { PrismaClient } from '../../generated/prisma/client.js';
+import { applyMigrations } from './migrate.js';
+
+export type Db = PrismaClient;
+
+export interface Database {
+  prisma: PrismaClient;
+  url: string;
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl: string | null;
+  dataDir: string;
+  migrationsDir: string;
+  logger: Logger;
+  /** Pool size; the embedded server multiplexes onto one PGlite connection anyway. */
+  poolSize?: number;
+}
+
+export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
+  // Imported only when used: PGlite's WebAssembly costs memory a PostgreSQL deployment never needs.
+  const embedded = opts.databaseUrl ? null : await (await import('./embedded.js')).startEmbeddedPostgres(opts.dataDir);
+  const url = opts.databaseUrl ?? embedded!.url;
+  try {
+    const applied = await applyMigrations(url, opts.migrationsDir);
+    if (applied.length > 0) opts.logger.info({ migrations: applied }, 'applied database migrations');
+  } catch (err) {
+    await embedded?.close();
+    throw err;
+  }
+  const adapter = new PrismaPg({
+    connectionString: url,
+    max: opts.poolSize ?? (embedded ? 4 : 10),
+    connectionTimeoutMillis: 3000,
+  });
+  const prisma = new PrismaClient({ adapter });
+  return {
+    prisma,
+    url,
+    embedded: embedded !== null,
+    async close() {
+      await prisma.$disconnect();
+      await embedded?.close();
+    },
+  };
+}
