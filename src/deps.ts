@@ -2,7 +2,10 @@
 // Tests call createDeps with their own clock, logger or config; main.ts with the environment's.
 import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
-import type { AccountsDeps } from './domain/context.js';
+import type { DomainDeps } from './domain/context.js';
+import { wireAccountView } from './domain/accounts/account-view.js';
+import type { ProviderName } from './domain/sso/identity.js';
+import { createProviders, type SsoProvider } from './domain/sso/providers.js';
 import type { Cache } from './infra/cache/cache.js';
 import { MemoryCache } from './infra/cache/memory.js';
 import { RedisCache } from './infra/cache/redis.js';
@@ -15,12 +18,14 @@ import { createMetrics, type Metrics } from './infra/observability/metrics.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 
-export interface Deps extends AccountsDeps {
+export interface Deps extends DomainDeps {
   config: Config;
   logger: Logger;
   metrics: Metrics;
   database: Database;
   mailWorker: MailWorker;
+  /** The enabled SSO providers (arctic clients), built once. */
+  providers: ReadonlyMap<ProviderName, SsoProvider>;
   close(): Promise<void>;
 }
 
@@ -68,6 +73,8 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     ...(opts.mailRetryBaseMs !== undefined ? { retryBaseMs: opts.mailRetryBaseMs } : {}),
   });
   mailWorker.start();
+  const events = new DomainEvents(logger);
+  wireAccountView({ events, cache });
   return {
     config,
     logger,
@@ -76,7 +83,8 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     cache,
     database,
     metrics: createMetrics(),
-    events: new DomainEvents(logger),
+    events,
+    providers: createProviders(config),
     mailContext: { serviceName: config.serviceName, appUrl: config.appUrl },
     mailNotify: () => mailWorker.nudge(),
     mailWorker,

@@ -1,7 +1,7 @@
 // Accounts hot paths: authenticated GraphQL `me` and REST GET /api/account against a bare Yoga
 // server, logins against raw argon2 verifications, and the server's resident memory afterwards.
 import { spawnSync } from 'node:child_process';
-import { ACCOUNT_FIELDS } from '../../src/adapters/rest/routes/accounts.js';
+import { ACCOUNT_QUERY } from '../../src/adapters/rest/routes/accounts.js';
 import { measure, startBareYoga, startServer, type BenchResult, type Measurement } from '../lib.js';
 
 async function post(url: string, path: string, body: unknown, headers: Record<string, string> = {}) {
@@ -36,7 +36,7 @@ export default async function accounts(): Promise<BenchResult> {
     path: '/graphql',
     method: 'POST',
     headers: { 'content-type': 'application/json', ...auth },
-    body: JSON.stringify({ query: `{ me { ${ACCOUNT_FIELDS} } }` }),
+    body: JSON.stringify({ query: ACCOUNT_QUERY }),
     expectStatus: 200,
   });
   const rest = await measure({ url: server.url, path: '/api/account', headers: auth, expectStatus: 200 });

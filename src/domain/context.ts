@@ -1,10 +1,10 @@
-// What the account flows need, passed explicitly (deps.ts builds it once).
+// What every domain flow needs, passed explicitly (deps.ts builds it once), and who is asking.
 import type { Cache } from '../infra/cache/cache.js';
 import type { Db } from '../infra/db/client.js';
 import type { DomainEvents } from './events.js';
 import type { MailContext } from '../infra/mail/templates.js';
 
-export interface AccountsDeps {
+export interface DomainDeps {
   db: Db;
   cache: Cache;
   clock: () => Date;

@@ -1,6 +1,7 @@
-// The one catalog of error codes (API.md section 3). Domain code throws AppError; the GraphQL
-// adapter puts `code` in extensions.code and the REST shim turns it into problem+json with the
-// status below, so both surfaces answer the same thing for the same input.
+// The one catalog of error codes (API.md section 3) and of the messages used in more than one
+// place. Domain code throws AppError; src/adapters/errors.ts classifies every failure (these,
+// GraphQL's own, the HTTP framework's, internal faults) for both surfaces: GraphQL puts `code` in
+// extensions.code, REST and the raw handlers answer problem+json with `status`.
 
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
@@ -28,6 +29,7 @@ export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    /** `status` overrides the code's status where HTTP needs a finer one (405, 413, 500, 502). */
     readonly extra: { retryAfterSeconds?: number; status?: number } = {},
   ) {
     super(message);
@@ -39,11 +41,26 @@ export class AppError extends Error {
   }
 }
 
-export const isErrorCode = (v: unknown): v is ErrorCode => typeof v === 'string' && v in ERROR_STATUS;
+export const isErrorCode = (v: unknown): v is ErrorCode => typeof v === 'string' && Object.hasOwn(ERROR_STATUS, v);
 
-export const badRequest = (message: string) => new AppError('BAD_REQUEST', message);
+export const badRequest = (message: string, status?: number) =>
+  new AppError('BAD_REQUEST', message, status === undefined ? {} : { status });
 export const unauthenticated = (message = 'Sign in to continue.') => new AppError('UNAUTHENTICATED', message);
+export const forbidden = (message: string) => new AppError('FORBIDDEN', message);
 export const notFound = (message = 'Not found.') => new AppError('NOT_FOUND', message);
 export const conflict = (message: string) => new AppError('CONFLICT', message);
 export const rateLimited = (retryAfterSeconds: number, message = 'Too many attempts. Try again later.') =>
   new AppError('RATE_LIMITED', message, { retryAfterSeconds });
+export const unavailable = (message: string, status?: number) =>
+  new AppError('UNAVAILABLE', message, status === undefined ? {} : { status });
+
+// Messages that more than one flow answers with.
+export const noSuchTunnel = () => notFound('No such tunnel.');
+export const noSuchSession = () => notFound('No such session.');
+export const emailTaken = () => conflict('An account with this email already exists.');
+export const invalidConfirmationLink = () => badRequest('This confirmation link is invalid or has expired.');
+export const wrongCredentials = () => new AppError('UNAUTHENTICATED', 'Incorrect email or password.');
+
+/** What every internal fault becomes on the wire: status 500, code UNAVAILABLE, nothing leaked. */
+export const INTERNAL_MESSAGE = 'Something went wrong on our side. Try again later.';
+export const internalError = () => unavailable(INTERNAL_MESSAGE, 500);

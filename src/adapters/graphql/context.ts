@@ -1,10 +1,10 @@
 // The per-request context of every resolver, built by the HTTP adapter (GraphQL or REST shim).
-import type { AccountsDeps, ClientInfo, Viewer } from '../../domain/context.js';
+import type { DomainDeps, ClientInfo, Viewer } from '../../domain/context.js';
 import type { Config } from '../../infra/config.js';
 import type { StatusDeps } from '../../domain/status/rollup.js';
 
 export interface GraphQLContext {
-  deps: AccountsDeps & { config: Config } & StatusDeps;
+  deps: DomainDeps & { config: Config } & StatusDeps;
   viewer: Viewer | null;
   client: ClientInfo;
   /** Sets the HttpOnly session cookie on the response (both surfaces sign the dashboard in). */

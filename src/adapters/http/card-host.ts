@@ -1,19 +1,25 @@
 // Tunnel hosts and custom domains: the Server Card paths (SPEC 4.3). These run on raw node:http
-// before Fastify (see app.ts) and are the hot path: an in-process hit is a Map lookup and one
+// before Fastify (see server.ts) and are the hot path: an in-process hit is a Map lookup and one
 // write of pre-rendered bytes. No credential, no limit, and never the tunnel's upstream.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { Deps } from '../../deps.js';
-import { CARD_PATHS, pathOf, rawHeader } from './hosts.js';
-import type { RawHandler } from './raw.js';
-import type { Metrics } from '../../infra/observability/metrics.js';
+import type { Logger } from 'pino';
 import { etagMatches } from '../../domain/cards/card.js';
-import { wireCardInvalidation } from '../../domain/cards/invalidation.js';
-import { throttled } from '../../infra/observability/log-throttle.js';
 import type { Resolution } from '../../domain/cards/lookup.js';
-import { CardResolver } from '../../domain/cards/resolver.js';
-import { METHOD_NOT_ALLOWED, NOT_FOUND, PREFLIGHT, UNAVAILABLE, writeFixed } from './card-responses.js';
-import type { HotSeries } from '../../infra/observability/hot-histogram.js';
+import type { CardResolver } from '../../domain/cards/resolver.js';
+import { throttled } from '../../infra/observability/log-throttle.js';
+import type { Metrics } from '../../infra/observability/metrics.js';
+import { METHOD_NOT_ALLOWED, NOT_FOUND, PREFLIGHT, UNAVAILABLE } from './card-responses.js';
+import { CARD_PATHS, pathOf, rawHeader } from './hosts.js';
+import { writeFixed } from './problem.js';
+import type { RawHandler } from './raw.js';
+import { routeDurations } from './route-durations.js';
+
+export interface CardHostDeps {
+  resolver: Pick<CardResolver, 'peek' | 'resolve'>;
+  metrics: Pick<Metrics, 'hotDuration'>;
+  logger: Logger;
+}
 
 export interface CardHandlers {
   /** A `<label>.ZONE` host: card paths, anything else 404. */
@@ -25,27 +31,6 @@ export interface CardHandlers {
 /** One fixed route label for both card paths, one for anything else on a tunnel host. */
 const CARD_ROUTE = '/.well-known/mcp/server-card.json';
 const OTHER_ROUTE = 'unmatched';
-
-type Observe = (method: string | undefined, route: string, status: number, startMs: number) => void;
-
-/**
- * The duration histogram with each label set's series bound once (metrics.hotDuration: a bucket
- * search and three additions per observation, no label hashing), so nothing else is done per
- * request.
- */
-function durationRecorder(metrics: Metrics): Observe {
-  const children = new Map<string, HotSeries>();
-  return (method, route, status, startMs) => {
-    const m = method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? method : 'other';
-    const key = `${m} ${route} ${status}`;
-    let child = children.get(key);
-    if (!child) {
-      child = metrics.hotDuration.child({ method: m, route, status: String(status) });
-      children.set(key, child);
-    }
-    child.observe((performance.now() - startMs) / 1000);
-  };
-}
 
 function writeResolution(req: IncomingMessage, res: ServerResponse, r: Resolution): number {
   if (r.kind === 'none') return writeFixed(res, NOT_FOUND);
@@ -60,12 +45,10 @@ function writeResolution(req: IncomingMessage, res: ServerResponse, r: Resolutio
   return 200;
 }
 
-export function createCardHandlers(deps: Deps): CardHandlers {
-  const resolver = new CardResolver(deps);
-  wireCardInvalidation(deps, resolver);
-  const observe = durationRecorder(deps.metrics);
+export function createCardHandlers({ resolver, metrics, logger }: CardHostDeps): CardHandlers {
+  const observe = routeDurations(metrics.hotDuration);
   const logUnavailable = throttled((err: unknown) => {
-    deps.logger.error({ err: (err as Error).message }, 'card host resolver unavailable');
+    logger.error({ err: (err as Error).message }, 'card host resolver unavailable');
   });
 
   const serveCard = (req: IncomingMessage, res: ServerResponse, host: string, start: number): void => {

@@ -3,19 +3,19 @@
 // refused with 403. Bearer requests carry no ambient credential and are not subject to it.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../infra/config.js';
-import { AppError } from '../../domain/errors.js';
+import { forbidden } from '../../domain/errors.js';
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
-export function assertSameSiteWrite(req: FastifyRequest, config: Config, via: 'cookie' | 'bearer' | null): void {
+export function assertSameSiteWrite(req: FastifyRequest, config: Pick<Config, 'allowedOrigins'>, via: 'cookie' | 'bearer' | null): void {
   if (via !== 'cookie' || !WRITE_METHODS.has(req.method)) return;
   const origin = req.headers.origin;
   if (origin !== undefined && !config.allowedOrigins.has(origin)) {
-    throw new AppError('FORBIDDEN', 'Cross-site request refused: this origin may not make cookie-authenticated changes.');
+    throw forbidden('Cross-site request refused: this origin may not make cookie-authenticated changes.');
   }
 }
 
-function applyCors(req: FastifyRequest, reply: FastifyReply, config: Config): boolean {
+function applyCors(req: FastifyRequest, reply: FastifyReply, config: Pick<Config, 'allowedOrigins'>): boolean {
   const origin = req.headers.origin;
   if (!origin || !config.allowedOrigins.has(origin)) return false;
   reply.header('access-control-allow-origin', origin);
@@ -24,7 +24,7 @@ function applyCors(req: FastifyRequest, reply: FastifyReply, config: Config): bo
   return true;
 }
 
-export function registerCors(app: FastifyInstance, config: Config): void {
+export function registerCors(app: FastifyInstance, config: Pick<Config, 'allowedOrigins'>): void {
   app.addHook('onRequest', async (req, reply) => {
     applyCors(req, reply, config);
   });

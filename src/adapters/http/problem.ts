@@ -1,9 +1,8 @@
-// application/problem+json (RFC 9457) with the catalog's code, for the REST layer and every
-// plain HTTP answer of the server.
-import type { ServerResponse } from 'node:http';
+// application/problem+json (RFC 9457) with the catalog's code: one rendering, written by the raw
+// handlers (card and zone hosts) and sent by Fastify (REST, pages, everything else).
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
-import { ERROR_TITLE, isErrorCode } from '../../domain/errors.js';
-import type { ClassifiedError } from '../graphql/errors.js';
+import { ERROR_TITLE, type AppError } from '../../domain/errors.js';
 
 export interface Problem {
   type: string;
@@ -13,28 +12,51 @@ export interface Problem {
   code: string;
 }
 
-export function problemOf(e: ClassifiedError): Problem {
+/** A complete answer: status, headers and body bytes, rendered once where it is fixed. */
+export interface FixedResponse {
+  status: number;
+  headers: OutgoingHttpHeaders;
+  /** A string: node sends head and body in one write. */
+  body: string;
+}
+
+export function problemOf(e: AppError): Problem {
   return {
     type: 'about:blank',
-    title: isErrorCode(e.code) ? ERROR_TITLE[e.code] : 'Internal Server Error',
+    title: e.status === 500 ? 'Internal Server Error' : ERROR_TITLE[e.code],
     status: e.status,
     detail: e.message,
-    code: e.code === 'INTERNAL' ? 'UNAVAILABLE' : e.code,
+    code: e.code,
   };
 }
 
-export function sendProblem(reply: FastifyReply, e: ClassifiedError): FastifyReply {
-  if (e.retryAfterSeconds !== undefined) reply.header('retry-after', String(e.retryAfterSeconds));
-  return reply.status(e.status).type('application/problem+json').send(problemOf(e));
+export function problemResponse(e: AppError, extraHeaders: OutgoingHttpHeaders = {}): FixedResponse {
+  const body = JSON.stringify(problemOf(e));
+  const retry = e.extra.retryAfterSeconds;
+  return {
+    status: e.status,
+    headers: {
+      'content-type': 'application/problem+json',
+      'content-length': Buffer.byteLength(body),
+      ...(retry !== undefined ? { 'retry-after': String(retry) } : {}),
+      ...extraHeaders,
+    },
+    body,
+  };
 }
 
-/** For raw node handlers (card and zone hosts), which answer before Fastify. */
-export function writeProblem(res: ServerResponse, e: ClassifiedError, extraHeaders: Record<string, string> = {}): void {
-  const body = JSON.stringify(problemOf(e));
-  res.writeHead(e.status, {
-    'content-type': 'application/problem+json',
-    'content-length': Buffer.byteLength(body),
-    ...extraHeaders,
-  });
-  res.end(body);
+/** Raw node handlers. Node leaves the body out by itself for HEAD requests and for 204/304. */
+export function writeFixed(res: ServerResponse, r: FixedResponse): number {
+  res.writeHead(r.status, r.headers);
+  res.end(r.body);
+  return r.status;
+}
+
+export function sendProblem(reply: FastifyReply, e: AppError, extraHeaders: OutgoingHttpHeaders = {}): FastifyReply {
+  const r = problemResponse(e, extraHeaders);
+  return reply.status(r.status).headers(r.headers).send(r.body);
+}
+
+export function writeProblem(res: ServerResponse, e: AppError, extraHeaders: OutgoingHttpHeaders = {}): number {
+  return writeFixed(res, problemResponse(e, extraHeaders));
 }

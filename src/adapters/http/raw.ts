@@ -1,5 +1,25 @@
 // Handlers that answer before Fastify: the card hosts and the zone host are hot, public and tiny,
-// so they are served straight off node:http (see app.ts).
+// so they are served straight off node:http (see server.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { internalError } from '../../domain/errors.js';
+import { writeProblem } from './problem.js';
 
 export type RawHandler = (req: IncomingMessage, res: ServerResponse, hostname: string) => void | Promise<void>;
+
+/** A raw handler that cannot crash the process: a fault answers 500 problem+json (or drops the socket mid-answer). */
+export function guardRaw(handler: RawHandler, logger: Logger): RawHandler {
+  const fail = (err: unknown, res: ServerResponse) => {
+    logger.error({ err: (err as Error).message }, 'raw handler failed');
+    if (!res.headersSent) writeProblem(res, internalError());
+    else res.destroy();
+  };
+  return (req, res, hostname) => {
+    try {
+      const done = handler(req, res, hostname);
+      if (done instanceof Promise) done.catch((err: unknown) => fail(err, res));
+    } catch (err) {
+      fail(err, res);
+    }
+  };
+}

@@ -1,11 +1,23 @@
 // Who is calling: the `session` cookie (dashboard) or `Authorization: Bearer` (API clients),
-// both validated by the same session check.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+// both validated by the same session check, once per request, before any handler runs. A
+// cookie-authenticated cross-site write is refused before that (cors.ts).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientInfo, Viewer } from '../../domain/context.js';
-import type { Config } from '../../infra/config.js';
 import { validateSessionToken, type SessionDeps } from '../../domain/sessions/session.js';
+import type { Config } from '../../infra/config.js';
+import { bearerToken } from './bearer.js';
+import { assertSameSiteWrite } from './cors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    viewer: Viewer | null;
+    credentialVia: 'cookie' | 'bearer' | null;
+  }
+}
 
 export const SESSION_COOKIE = 'session';
+
+type CookieConfig = Pick<Config, 'secureCookies'>;
 
 export interface Credential {
   token: string;
@@ -13,11 +25,8 @@ export interface Credential {
 }
 
 export function readCredential(req: FastifyRequest): Credential | null {
-  const auth = req.headers.authorization;
-  if (auth) {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    if (m) return { token: m[1]!, via: 'bearer' };
-  }
+  const token = bearerToken(req.headers.authorization);
+  if (token !== null) return { token, via: 'bearer' };
   const cookie = req.cookies?.[SESSION_COOKIE];
   return cookie ? { token: cookie, via: 'cookie' } : null;
 }
@@ -28,12 +37,23 @@ export async function authenticate(deps: SessionDeps, credential: Credential | n
   return session ? { accountId: session.accountId, sessionId: session.id, tokenHash: session.tokenHash } : null;
 }
 
+export function registerSessionAuth(app: FastifyInstance, deps: SessionDeps & { config: Pick<Config, 'allowedOrigins'> }): void {
+  app.decorateRequest('viewer', null);
+  app.decorateRequest('credentialVia', null);
+  app.addHook('preHandler', async (req) => {
+    const credential = readCredential(req);
+    req.credentialVia = credential?.via ?? null;
+    assertSameSiteWrite(req, deps.config, req.credentialVia);
+    req.viewer = await authenticate(deps, credential);
+  });
+}
+
 export function clientInfo(req: FastifyRequest): ClientInfo {
   const ua = req.headers['user-agent'];
   return { ip: req.ip, userAgent: typeof ua === 'string' ? ua.slice(0, 512) : '' };
 }
 
-export function setSessionCookie(reply: FastifyReply, config: Config, token: string, expiresAt: Date): void {
+export function setSessionCookie(reply: FastifyReply, config: CookieConfig, token: string, expiresAt: Date): void {
   reply.setCookie(SESSION_COOKIE, token, {
     httpOnly: true,
     sameSite: 'lax',
@@ -43,6 +63,6 @@ export function setSessionCookie(reply: FastifyReply, config: Config, token: str
   });
 }
 
-export function clearSessionCookie(reply: FastifyReply, config: Config): void {
+export function clearSessionCookie(reply: FastifyReply, config: CookieConfig): void {
   reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', path: '/', secure: config.secureCookies });
 }

@@ -1,35 +1,71 @@
 // Mounts the declarative route table: each request runs its GraphQL operation in-process on the
-// same schema (documents parsed and validated once, at start-up), then maps errors to
-// problem+json through the same classification GraphQL uses.
+// same schema (documents validated once, at start-up), then maps errors to problem+json through
+// the same classification GraphQL uses. The JSON body is checked against the operation's own
+// variable definitions first, so a REST client hears about its field (`current_password`), not
+// GraphQL's variable (`$currentPassword`).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type DocumentNode, type GraphQLSchema, execute, parse, validate } from 'graphql';
-import { AppError } from '../../domain/errors.js';
+import { type DocumentNode, type GraphQLSchema, Kind, type OperationDefinitionNode, type TypeNode, execute, validate } from 'graphql';
+import { badRequest, notFound } from '../../domain/errors.js';
+import { classifyError } from '../errors.js';
 import type { GraphQLContext } from '../graphql/context.js';
-import { classifyError } from '../graphql/errors.js';
 import { sendProblem } from '../http/problem.js';
 import type { RestRoute } from './route.js';
 
-function compile(schema: GraphQLSchema, route: RestRoute): DocumentNode {
-  const document = parse(route.document);
-  const errors = validate(schema, document);
-  if (errors.length > 0) throw new Error(`REST ${route.method} ${route.url}: ${errors.map((e) => e.message).join('; ')}`);
-  return document;
+/** What a variable accepts, read from its definition in the document. */
+interface VariableRule {
+  required: boolean;
+  type: 'string' | 'boolean' | 'id' | 'int';
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+const SCALAR_RULES: Record<string, VariableRule['type']> = { String: 'string', Boolean: 'boolean', ID: 'id', Int: 'int' };
 
-function variablesOf(route: RestRoute, req: FastifyRequest): Record<string, unknown> {
+function ruleOf(type: TypeNode, route: RestRoute): VariableRule {
+  const required = type.kind === Kind.NON_NULL_TYPE;
+  const named = type.kind === Kind.NON_NULL_TYPE ? type.type : type;
+  const scalar = named.kind === Kind.NAMED_TYPE ? SCALAR_RULES[named.name.value] : undefined;
+  if (!scalar) throw new Error(`REST ${route.method} ${route.url}: variables must be String, Boolean, ID or Int`);
+  return { required, type: scalar };
+}
+
+function compile(schema: GraphQLSchema, route: RestRoute): { document: DocumentNode; rules: Map<string, VariableRule> } {
+  const document = route.document as DocumentNode;
+  const errors = validate(schema, document);
+  if (errors.length > 0) throw new Error(`REST ${route.method} ${route.url}: ${errors.map((e) => e.message).join('; ')}`);
+  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const rules = new Map((operation?.variableDefinitions ?? []).map((v) => [v.variable.name.value, ruleOf(v.type, route)]));
+  return { document, rules };
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function accepts(type: VariableRule['type'], value: unknown): boolean {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'id':
+      return typeof value === 'string' || Number.isInteger(value);
+    case 'int':
+      return Number.isInteger(value);
+  }
+}
+
+const MUST_BE: Record<VariableRule['type'], string> = { string: 'a string', boolean: 'a boolean', id: 'a string', int: 'an integer' };
+
+function variablesOf(route: RestRoute, rules: Map<string, VariableRule>, req: FastifyRequest): Record<string, unknown> {
   const variables: Record<string, unknown> = {};
+  const fieldOf = new Map<string, string>();
   if (route.body) {
     let body: unknown = req.body ?? {};
     if (!isPlainObject(body)) {
-      if (!route.bodyFallback) throw new AppError('BAD_REQUEST', 'The request body must be a JSON object.');
+      if (!route.bodyFallback) throw badRequest('The request body must be a JSON object.');
       body = {};
     }
     const fields = body as Record<string, unknown>;
     // An absent field stays absent (GraphQL would coerce `undefined` to null: "clear it").
     for (const [field, variable] of Object.entries(route.body)) {
+      fieldOf.set(variable, field);
       const fallback = route.bodyFallback?.[field];
       const value = fallback !== undefined && typeof fields[field] !== 'string' ? fallback : fields[field];
       if (value !== undefined) variables[variable] = value;
@@ -38,19 +74,20 @@ function variablesOf(route: RestRoute, req: FastifyRequest): Record<string, unkn
   const params = (req.params ?? {}) as Record<string, string>;
   for (const [param, variable] of Object.entries(route.params ?? {})) {
     // No stored id holds a NUL byte (PostgreSQL text cannot), and a query with one fails.
-    if (params[param]?.includes('\u0000')) throw new AppError('NOT_FOUND', 'Not found.');
+    if (params[param]?.includes('\u0000')) throw notFound();
+    fieldOf.set(variable, param);
     variables[variable] = params[param];
   }
+  for (const [variable, rule] of rules) {
+    const value = variables[variable];
+    const field = fieldOf.get(variable) ?? variable;
+    if (value === undefined || value === null) {
+      if (rule.required) throw badRequest(`"${field}" is required.`);
+    } else if (!accepts(rule.type, value)) {
+      throw badRequest(`"${field}" must be ${MUST_BE[rule.type]}.`);
+    }
+  }
   return variables;
-}
-
-/** GraphQL speaks of `$currentPassword`; a REST client sent `current_password`. */
-function restMessage(route: RestRoute, message: string): string {
-  const m = /^Variable "\$(\w+)" (?:of required type "[^"]+" was not provided|of non-null type "[^"]+" must not be null|got invalid value)/.exec(message);
-  if (!m) return message;
-  const field = Object.entries({ ...route.body, ...route.params }).find(([, v]) => v === m[1])?.[0] ?? m[1];
-  if (!message.includes('invalid value')) return `"${field}" is required.`;
-  return /\bBoolean cannot represent/.test(message) ? `"${field}" must be a boolean.` : `"${field}" must be a string.`;
 }
 
 export function mountRest(
@@ -60,31 +97,21 @@ export function mountRest(
   contextOf: (req: FastifyRequest, reply: FastifyReply) => GraphQLContext,
 ): void {
   for (const route of routes) {
-    const document = compile(schema, route);
+    const { document, rules } = compile(schema, route);
     app.route({
       method: route.method,
       url: route.url,
       handler: async (req, reply) => {
-        let variableValues: Record<string, unknown>;
-        try {
-          variableValues = variablesOf(route, req);
-        } catch (err) {
-          return sendProblem(reply, classifyError(err));
+        const result = await execute({ schema, document, variableValues: variablesOf(route, rules, req), contextValue: contextOf(req, reply) });
+        const failure = result.errors?.[0];
+        if (failure) {
+          const { error, internal } = classifyError(failure);
+          if (internal) req.log.error({ err: failure.originalError ?? failure }, 'REST operation failed');
+          return sendProblem(reply, error);
         }
-        const result = await execute({ schema, document, variableValues, contextValue: contextOf(req, reply) });
-        const error = result.errors?.[0];
-        if (error) {
-          const classified = classifyError(error);
-          if (classified.code === 'INTERNAL') req.log.error({ err: error.originalError ?? error }, 'REST operation failed');
-          return sendProblem(reply, { ...classified, message: restMessage(route, classified.message) });
-        }
-        try {
-          const body = route.respond?.((result.data ?? {}) as Record<string, unknown>);
-          if (route.status === 204 || body === undefined) return reply.status(route.status).send();
-          return reply.status(route.status).send(body);
-        } catch (err) {
-          return sendProblem(reply, classifyError(err));
-        }
+        const body = route.respond?.(result.data ?? {});
+        if (route.status === 204 || body === undefined) return reply.status(route.status).send();
+        return reply.status(route.status).send(body);
       },
     });
   }

@@ -5,6 +5,7 @@
 // copy unreachable, on every instance.
 import type { Cache } from '../../infra/cache/cache.js';
 import type { Db } from '../../infra/db/client.js';
+import type { DomainEvents } from '../events.js';
 
 export interface AccountView {
   id: string;
@@ -82,4 +83,9 @@ export async function loadAccountView(deps: { db: Db; cache: Cache }, accountId:
 /** Call after committing any change to what the view shows. */
 export async function invalidateAccountView(cache: Cache, accountId: string): Promise<void> {
   await cache.bump(versionKey(accountId), VERSION_TTL_MS).catch(() => {});
+}
+
+/** Changes made by other domains that the view shows (sign-ins write the last login). */
+export function wireAccountView(deps: { events: DomainEvents; cache: Cache }): void {
+  deps.events.on('account.signedIn', ({ accountId }) => invalidateAccountView(deps.cache, accountId));
 }

@@ -2,13 +2,13 @@
 // session's cache entry is tombstoned so all of them fail on their next request, on any instance.
 import { badRequest } from '../errors.js';
 import { tombstone } from '../sessions/session.js';
-import type { AccountsDeps, ClientInfo, Viewer } from '../context.js';
+import type { DomainDeps, ClientInfo, Viewer } from '../context.js';
 import { normalizeEmail } from './email-address.js';
 import { confirmPassword } from './password-confirmation.js';
 import { invalidateAccountView } from './account-view.js';
 
 export async function deleteAccount(
-  deps: AccountsDeps,
+  deps: DomainDeps,
   viewer: Viewer,
   input: { email: string; password: string },
   client: ClientInfo,

@@ -1,10 +1,10 @@
 // Changing the address by double confirmation: the current password to ask, a link to the new
 // address to confirm. The old address stays in effect until the link is used.
-import { badRequest, conflict } from '../errors.js';
+import { badRequest, conflict, invalidConfirmationLink } from '../errors.js';
 import { violates } from '../../infra/db/errors.js';
 import { enqueueEmail } from '../../infra/mail/outbox.js';
 import { confirmEmailChange as confirmMessage } from '../../infra/mail/templates.js';
-import type { AccountsDeps, ClientInfo } from '../context.js';
+import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail, parseEmail } from './email-address.js';
 import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
 import { confirmPassword } from './password-confirmation.js';
@@ -13,7 +13,7 @@ import { invalidateAccountView } from './account-view.js';
 const inUse = () => conflict('That email address is already in use.');
 
 export async function requestEmailChange(
-  deps: AccountsDeps,
+  deps: DomainDeps,
   accountId: string,
   input: { currentPassword: string; newEmail: string },
   client: ClientInfo,
@@ -35,16 +35,16 @@ export async function requestEmailChange(
   deps.mailNotify();
 }
 
-export async function confirmEmailChange(deps: AccountsDeps, token: unknown): Promise<{ email: string }> {
+export async function confirmEmailChange(deps: DomainDeps, token: unknown): Promise<{ email: string }> {
   const row = await findEmailToken(deps.db, token, 'change-email');
   const now = deps.clock();
   if (!row || row.usedAt || row.expiresAt <= now || !row.newEmail) {
-    throw badRequest('This confirmation link is invalid or has expired.');
+    throw invalidConfirmationLink();
   }
   const newEmail = row.newEmail;
   try {
     await deps.db.$transaction(async (tx) => {
-      if (!(await markEmailTokenUsed(tx, row.id, now))) throw badRequest('This confirmation link is invalid or has expired.');
+      if (!(await markEmailTokenUsed(tx, row.id, now))) throw invalidConfirmationLink();
       const taken = await tx.account.findUnique({ where: { emailNormalized: normalizeEmail(newEmail) }, select: { id: true } });
       if (taken && taken.id !== row.accountId) throw inUse();
       // Following the link proves the new address, so it counts as verified.

@@ -4,14 +4,14 @@
 import { badRequest, rateLimited } from '../errors.js';
 import { enqueueEmail } from '../../infra/mail/outbox.js';
 import { verifyEmail as verifyEmailMessage, welcome } from '../../infra/mail/templates.js';
-import type { AccountsDeps } from '../context.js';
+import type { DomainDeps } from '../context.js';
 import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
 import { LIMITS, consume } from './rate-limit.js';
 import { invalidateAccountView } from './account-view.js';
 
 const invalidLink = () => badRequest('This verification link is invalid or has expired.');
 
-export async function verifyEmail(deps: AccountsDeps, token: unknown): Promise<{ emailVerified: true }> {
+export async function verifyEmail(deps: DomainDeps, token: unknown): Promise<{ emailVerified: true }> {
   const row = await findEmailToken(deps.db, token, 'verify-email');
   if (!row) throw invalidLink();
   const now = deps.clock();
@@ -41,7 +41,7 @@ export async function verifyEmail(deps: AccountsDeps, token: unknown): Promise<{
   return { emailVerified: true };
 }
 
-export async function resendVerification(deps: AccountsDeps, accountId: string): Promise<void> {
+export async function resendVerification(deps: DomainDeps, accountId: string): Promise<void> {
   const account = await deps.db.account.findUnique({ where: { id: accountId }, select: { email: true, emailVerified: true } });
   if (!account || account.emailVerified) return;
   const { allowed, retryAfterSeconds } = await consume(deps.cache, LIMITS.resendVerification, accountId);

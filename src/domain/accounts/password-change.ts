@@ -1,11 +1,11 @@
 // POST /auth/change-password: re-hash and sign out every other session; this one stays.
-import type { AccountsDeps, ClientInfo, Viewer } from '../context.js';
+import type { DomainDeps, ClientInfo, Viewer } from '../context.js';
 import { assertPasswordLength, hashPassword } from './password.js';
 import { confirmPassword } from './password-confirmation.js';
 import { revokeAccountSessions } from '../sessions/session.js';
 
 export async function changePassword(
-  deps: AccountsDeps,
+  deps: DomainDeps,
   viewer: Viewer,
   input: { currentPassword: string; newPassword: string },
   client: ClientInfo,

@@ -1,11 +1,9 @@
 // The current password, asked again before sensitive changes (change email, change password,
 // delete account). Wrong answers count against the same limits as sign-in attempts, so a stolen
 // session cannot be used to guess the password.
+import type { DomainDeps, ClientInfo } from '../context.js';
 import { AppError, unauthenticated } from '../errors.js';
-import type { AccountsDeps, ClientInfo } from '../context.js';
-import { recordFailure } from './login.js';
-import { verifyPassword } from './password.js';
-import { LIMITS, assertUnderLimit } from './rate-limit.js';
+import { checkPassword } from './password-check.js';
 
 export interface ConfirmedAccount {
   id: string;
@@ -14,8 +12,10 @@ export interface ConfirmedAccount {
   slug: string;
 }
 
+const wrongCurrentPassword = () => new AppError('UNAUTHENTICATED', 'The current password is incorrect.');
+
 export async function confirmPassword(
-  deps: AccountsDeps,
+  deps: DomainDeps,
   accountId: string,
   password: string,
   client: ClientInfo,
@@ -26,18 +26,10 @@ export async function confirmPassword(
   });
   if (!account) throw unauthenticated();
   if (!account.passwordHash) {
-    throw new AppError(
-      'UNAUTHENTICATED',
-      'This account has no password yet. Set one with "Forgot password" first.',
-    );
+    throw new AppError('UNAUTHENTICATED', 'This account has no password yet. Set one with "Forgot password" first.');
   }
-  await assertUnderLimit(deps.cache, LIMITS.loginPerAccount, account.emailNormalized);
-  const { valid, rehash } = await verifyPassword(account.passwordHash, password);
-  if (!valid) {
-    await recordFailure(deps, account.emailNormalized, client.ip);
-    throw new AppError('UNAUTHENTICATED', 'The current password is incorrect.');
-  }
+  const { passwordHash, ...rest } = account;
+  const rehash = await checkPassword(deps, { emailKey: account.emailNormalized, passwordHash }, password, client, wrongCurrentPassword);
   if (rehash) await deps.db.account.update({ where: { id: account.id }, data: { passwordHash: rehash } });
-  const { passwordHash: _omit, ...rest } = account;
   return rest;
 }

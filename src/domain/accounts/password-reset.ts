@@ -5,14 +5,14 @@ import { badRequest } from '../errors.js';
 import { enqueueEmail } from '../../infra/mail/outbox.js';
 import { resetPassword as resetMessage } from '../../infra/mail/templates.js';
 import { revokeAccountSessions } from '../sessions/session.js';
-import type { AccountsDeps } from '../context.js';
+import type { DomainDeps } from '../context.js';
 import { hasNul, normalizeEmail } from './email-address.js';
 import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
 import { assertPasswordLength, hashPassword } from './password.js';
 import { LIMITS, consume } from './rate-limit.js';
 import { invalidateAccountView } from './account-view.js';
 
-export async function forgotPassword(deps: AccountsDeps, email: string): Promise<void> {
+export async function forgotPassword(deps: DomainDeps, email: string): Promise<void> {
   const emailNormalized = normalizeEmail(email);
   if (emailNormalized.length > 254 || hasNul(emailNormalized)) return;
   const account = await deps.db.account.findUnique({ where: { emailNormalized }, select: { id: true, email: true } });
@@ -26,7 +26,7 @@ export async function forgotPassword(deps: AccountsDeps, email: string): Promise
   deps.mailNotify();
 }
 
-export async function resetPassword(deps: AccountsDeps, input: { token: unknown; newPassword: string }): Promise<void> {
+export async function resetPassword(deps: DomainDeps, input: { token: unknown; newPassword: string }): Promise<void> {
   assertPasswordLength(input.newPassword, 'new_password');
   const row = await findEmailToken(deps.db, input.token, 'reset-password');
   const now = deps.clock();

@@ -1,11 +1,11 @@
 // POST /auth/signup: the account (unverified, slug derived from the email), the verification
 // token and its email, in one transaction.
-import { conflict } from '../errors.js';
+import { conflict, emailTaken } from '../errors.js';
 import { violates } from '../../infra/db/errors.js';
 import { enqueueEmail } from '../../infra/mail/outbox.js';
 import { verifyEmail } from '../../infra/mail/templates.js';
 import { rememberNetwork } from '../sessions/sign-in.js';
-import type { AccountsDeps, ClientInfo } from '../context.js';
+import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail, parseEmail } from './email-address.js';
 import { issueEmailToken } from './email-tokens.js';
 import { assertPasswordLength, hashPassword } from './password.js';
@@ -19,7 +19,7 @@ export interface NewAccount {
 }
 
 export async function signup(
-  deps: AccountsDeps,
+  deps: DomainDeps,
   input: { email: string; password: string },
   client: ClientInfo,
 ): Promise<NewAccount> {
@@ -27,7 +27,7 @@ export async function signup(
   assertPasswordLength(input.password);
   const emailNormalized = normalizeEmail(email);
   if (await deps.db.account.findUnique({ where: { emailNormalized }, select: { id: true } })) {
-    throw conflict('An account with this email already exists.');
+    throw emailTaken();
   }
   const passwordHash = await hashPassword(input.password);
   const candidates = slugCandidates(email);
@@ -48,7 +48,7 @@ export async function signup(
       deps.mailNotify();
       return account;
     } catch (err) {
-      if (violates(err, 'email_normalized', 'emailNormalized')) throw conflict('An account with this email already exists.');
+      if (violates(err, 'email_normalized', 'emailNormalized')) throw emailTaken();
       if (!violates(err, 'slug')) throw err;
     }
   }

@@ -1,11 +1,11 @@
 // PATCH /api/account/slug. Every slug rule is enforced here; a taken slug is 409.
 import { conflict, unauthenticated } from '../errors.js';
 import { violates } from '../../infra/db/errors.js';
-import type { AccountsDeps } from '../context.js';
+import type { DomainDeps } from '../context.js';
 import { assertValidSlug } from './slug.js';
 import { invalidateAccountView } from './account-view.js';
 
-export async function renameSlug(deps: AccountsDeps, accountId: string, slug: unknown): Promise<{ slug: string }> {
+export async function renameSlug(deps: DomainDeps, accountId: string, slug: unknown): Promise<{ slug: string }> {
   assertValidSlug(slug);
   const current = await deps.db.account.findUnique({ where: { id: accountId }, select: { slug: true } });
   if (!current) throw unauthenticated();

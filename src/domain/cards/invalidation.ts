@@ -2,11 +2,16 @@
 // before and after), an account slug rename (every host of the account moves, and the card's
 // title and name carry the slug) and an account deletion (its tunnels are gone, known by id).
 // Domain events run after the commit and are awaited, so the next request sees the change.
-import type { Deps } from '../../deps.js';
+import type { Logger } from 'pino';
+import type { Db } from '../../infra/db/client.js';
+import type { DomainEvents } from '../events.js';
 import { cardHostsOf, tunnelHost } from '../tunnels/names.js';
 import type { CardResolver } from './resolver.js';
 
-export function wireCardInvalidation(deps: Pick<Deps, 'db' | 'events' | 'logger' | 'config'>, resolver: CardResolver): void {
+export function wireCardInvalidation(
+  deps: { db: Db; events: DomainEvents; logger: Logger; config: { zone: string } },
+  resolver: CardResolver,
+): void {
   const zone = deps.config.zone;
   resolver.start().catch((err: unknown) => {
     deps.logger.error({ err: (err as Error).message }, 'card invalidation subscription failed; in-process card cache off');

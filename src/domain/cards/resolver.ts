@@ -12,6 +12,7 @@ import { BoundedTtlMap } from './local-cache.js';
 import { throttled } from '../../infra/observability/log-throttle.js';
 import { lookUpCard, type Looked, type Resolution } from './lookup.js';
 import { SharedCardStore } from './shared-store.js';
+import { withTimeout } from '../../infra/timeout.js';
 
 export interface CardDeps {
   db: Db;
@@ -40,13 +41,6 @@ const LOCAL_MAX = { cards: 10_000, unknown: 10_000 };
 
 export class ResolverUnavailable extends Error {}
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ResolverUnavailable(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 export class CardResolver {
   /** Tunnel hosts (cards and non-discoverable tunnels) and unknown hosts, bounded apart so a flood of unknown hosts never evicts a card. */
@@ -86,7 +80,7 @@ export class CardResolver {
     if (cached) return Promise.resolve(cached);
     const joined = this.inflight.get(host);
     if (joined) return joined;
-    const pending: Promise<Resolution> = withTimeout(this.load(host), RESOLVE_TIMEOUT_MS).finally(() => {
+    const pending: Promise<Resolution> = withTimeout(this.load(host), RESOLVE_TIMEOUT_MS, () => new ResolverUnavailable(`no answer within ${RESOLVE_TIMEOUT_MS} ms`)).finally(() => {
       if (this.inflight.get(host) === pending) this.inflight.delete(host);
     });
     this.inflight.set(host, pending);

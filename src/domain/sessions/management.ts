@@ -1,28 +1,28 @@
 // Listing and ending sessions: revoke another one, log out this one, log out everywhere.
-import type { AccountsDeps, Viewer } from '../context.js';
-import { badRequest, notFound } from '../errors.js';
+import type { DomainDeps, Viewer } from '../context.js';
+import { badRequest, noSuchSession } from '../errors.js';
 import { revokeAccountSessions, revokeSessions } from './session.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export async function revokeOtherSession(deps: AccountsDeps, viewer: Viewer, sessionId: string): Promise<void> {
+export async function revokeOtherSession(deps: DomainDeps, viewer: Viewer, sessionId: string): Promise<void> {
   if (sessionId === viewer.sessionId) {
     throw badRequest('This is the current session; use POST /auth/logout to end it.');
   }
   // Session ids are UUIDs; anything else (NUL bytes included, which PostgreSQL refuses) is unknown.
-  if (!UUID.test(sessionId)) throw notFound('No such session.');
+  if (!UUID.test(sessionId)) throw noSuchSession();
   const row = await deps.db.session.findFirst({
     where: { id: sessionId, accountId: viewer.accountId },
     select: { id: true, tokenHash: true },
   });
-  if (!row) throw notFound('No such session.');
+  if (!row) throw noSuchSession();
   await revokeSessions(deps, [row]);
 }
 
-export async function logout(deps: AccountsDeps, viewer: Viewer): Promise<void> {
+export async function logout(deps: DomainDeps, viewer: Viewer): Promise<void> {
   await revokeSessions(deps, [{ id: viewer.sessionId, tokenHash: viewer.tokenHash }]);
 }
 
-export async function logoutAll(deps: AccountsDeps, viewer: Viewer): Promise<void> {
+export async function logoutAll(deps: DomainDeps, viewer: Viewer): Promise<void> {
   await revokeAccountSessions(deps, viewer.accountId);
 }

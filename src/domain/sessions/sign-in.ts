@@ -1,12 +1,11 @@
 // Issuing a session after any successful sign-in (password, SSO, confirmed link): the session,
 // the last-login record, and the new-network alert, committed together.
-import type { AccountsDeps, ClientInfo } from '../context.js';
+import type { DomainDeps, ClientInfo } from '../context.js';
 import { maskIp, networkOf } from './network.js';
 import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../infra/mail/outbox.js';
 import { loginAlert, type RenderedEmail } from '../../infra/mail/templates.js';
 import { newSession, type NewSession } from './session.js';
-import { invalidateAccountView } from '../accounts/account-view.js';
 
 export interface SignedIn {
   token: string;
@@ -65,7 +64,7 @@ async function writeSignIn(
 }
 
 export async function issueSignIn(
-  deps: AccountsDeps,
+  deps: DomainDeps,
   account: { id: string; email: string; emailVerified: boolean },
   client: ClientInfo,
   /** Work that must commit with the sign-in (SSO: the account, the linked identity). */
@@ -88,7 +87,8 @@ export async function issueSignIn(
         return writeSignIn(tx, row);
       })
     : await writeSignIn(deps.db, row);
-  await invalidateAccountView(deps.cache, account.id);
+  // The account view shows the last login (it listens: accounts/account-view.ts).
+  await deps.events.emit('account.signedIn', { accountId: account.id });
   if (newNetwork) deps.mailNotify();
   return { token, sessionId: session.id, expiresAt: session.expiresAt, emailVerified: account.emailVerified };
 }

@@ -8,7 +8,7 @@
 //                                           belongs to another account (refused, nothing changes)
 // Races (two callbacks for one identity, a taken slug) end in a unique violation; the decision
 // is then taken again on the new state of the database.
-import type { AccountsDeps, ClientInfo } from '../context.js';
+import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail } from '../accounts/email-address.js';
 import { slugCandidates } from '../accounts/slug.js';
 import { isUniqueViolation } from '../../infra/db/errors.js';
@@ -38,7 +38,7 @@ export type SsoOutcome =
 const MAX_ATTEMPTS = 8;
 
 export async function completeSso(
-  deps: AccountsDeps,
+  deps: DomainDeps,
   input: { identity: ProviderIdentity; intent: Intent; viewerAccountId: string | null },
   client: ClientInfo,
 ): Promise<SsoOutcome> {
@@ -60,7 +60,7 @@ const identityWhere = (identity: ProviderIdentity) => ({
   provider_providerUserId: { provider: identity.provider, providerUserId: identity.providerUserId },
 });
 
-async function linkToAccount(deps: AccountsDeps, identity: ProviderIdentity, accountId: string): Promise<SsoOutcome> {
+async function linkToAccount(deps: DomainDeps, identity: ProviderIdentity, accountId: string): Promise<SsoOutcome> {
   const existing = await deps.db.linkedIdentity.findUnique({ where: identityWhere(identity), select: { accountId: true } });
   if (existing) return existing.accountId === accountId ? { kind: 'linked' } : { kind: 'refused', reason: 'identity_in_use' };
   const sameProvider = await deps.db.linkedIdentity.findUnique({
@@ -82,7 +82,7 @@ async function linkToAccount(deps: AccountsDeps, identity: ProviderIdentity, acc
 }
 
 async function signInWith(
-  deps: AccountsDeps,
+  deps: DomainDeps,
   identity: ProviderIdentity,
   nextSlug: () => string,
   client: ClientInfo,

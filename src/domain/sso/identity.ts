@@ -1,5 +1,6 @@
 // What every SSO module shares: the provider names, what a provider vouches for, and how a
 // provider failure is told apart from our own faults.
+import { withTimeout } from '../../infra/timeout.js';
 
 export const PROVIDER_NAMES = ['google', 'github'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
@@ -20,10 +21,6 @@ export class ProviderFailure extends Error {}
 const PROVIDER_TIMEOUT_MS = 10_000;
 
 /** arctic's token request carries no timeout; a hung provider must not hang the callback. */
-export function withTimeout<T>(op: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ProviderFailure(`${what} timed out`)), PROVIDER_TIMEOUT_MS);
-  });
-  return Promise.race([op, timeout]).finally(() => clearTimeout(timer));
+export function withProviderTimeout<T>(op: Promise<T>, what: string): Promise<T> {
+  return withTimeout(op, PROVIDER_TIMEOUT_MS, () => new ProviderFailure(`${what} timed out`));
 }

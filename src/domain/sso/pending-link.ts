@@ -2,12 +2,9 @@
 // the callback leaves a pending link (15 minutes, single use, only its SHA-256 stored) and the
 // user proves the account's password to bind the two. Wrong passwords count against the same
 // limits as logins and leave the pending link usable until it expires.
-import type { AccountsDeps, ClientInfo } from '../context.js';
+import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail } from '../accounts/email-address.js';
-import { recordFailure } from '../accounts/login.js';
-import { networkOf } from '../sessions/network.js';
-import { verifyPassword } from '../accounts/password.js';
-import { LIMITS, assertUnderLimit, resetLimit } from '../accounts/rate-limit.js';
+import { checkPassword } from '../accounts/password-check.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
 import { isUniqueViolation } from '../../infra/db/errors.js';
 import { AppError, badRequest, conflict } from '../errors.js';
@@ -19,7 +16,7 @@ export const PENDING_LINK_TTL_MS = 15 * 60_000;
 const invalidLink = () => badRequest('This link is invalid or has expired. Sign in with the provider again.');
 const wrongPassword = () => new AppError('UNAUTHENTICATED', 'Incorrect password.');
 
-export async function createPendingLink(deps: AccountsDeps, accountId: string, identity: ProviderIdentity): Promise<string> {
+export async function createPendingLink(deps: DomainDeps, accountId: string, identity: ProviderIdentity): Promise<string> {
   const token = generateToken();
   const now = deps.clock();
   await deps.db.pendingLink.create({
@@ -37,7 +34,7 @@ export async function createPendingLink(deps: AccountsDeps, accountId: string, i
 }
 
 export async function confirmLink(
-  deps: AccountsDeps,
+  deps: DomainDeps,
   input: { token: string; password: string },
   client: ClientInfo,
 ): Promise<SignedIn> {
@@ -48,15 +45,13 @@ export async function confirmLink(
   });
   if (!link || link.usedAt || link.expiresAt <= deps.clock()) throw invalidLink();
   const { account } = link;
-  const emailKey = normalizeEmail(account.email);
-  await assertUnderLimit(deps.cache, LIMITS.loginPerAccount, emailKey);
-  await assertUnderLimit(deps.cache, LIMITS.loginPerIp, networkOf(client.ip) ?? client.ip);
-  const check = account.passwordHash ? await verifyPassword(account.passwordHash, input.password) : { valid: false, rehash: null };
-  if (!check.valid) {
-    await recordFailure(deps, emailKey, client.ip);
-    throw wrongPassword();
-  }
-  await resetLimit(deps.cache, LIMITS.loginPerAccount, emailKey);
+  const rehash = await checkPassword(
+    deps,
+    { emailKey: normalizeEmail(account.email), passwordHash: account.passwordHash },
+    input.password,
+    client,
+    wrongPassword,
+  );
   try {
     return await issueSignIn(deps, account, client, async (tx) => {
       const now = deps.clock();
@@ -75,7 +70,7 @@ export async function confirmLink(
           linkedAt: now,
         },
       });
-      if (check.rehash) await tx.account.update({ where: { id: account.id }, data: { passwordHash: check.rehash } });
+      if (rehash) await tx.account.update({ where: { id: account.id }, data: { passwordHash: rehash } });
     });
   } catch (err) {
     // Linked meanwhile: to this or another account, or this account got another identity of it.

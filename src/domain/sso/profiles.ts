@@ -2,10 +2,10 @@
 // logged). Google: the OpenID userinfo endpoint (sub, email, email_verified). GitHub: /user for
 // the stable numeric id, /user/emails for the primary address and whether it is verified.
 import { parseEmail } from '../accounts/email-address.js';
-import { ProviderFailure, type ProviderIdentity, withTimeout } from './identity.js';
+import { ProviderFailure, type ProviderIdentity, withProviderTimeout } from './identity.js';
 
 async function getJson(url: string, accessToken: string, what: string): Promise<unknown> {
-  const response = await withTimeout(
+  const response = await withProviderTimeout(
     fetch(url, {
       headers: {
         authorization: `Bearer ${accessToken}`,

@@ -4,7 +4,7 @@
 // classes': client_secret_basic at the token endpoint, PKCE (S256) for Google, none for GitHub.
 import { CodeChallengeMethod, OAuth2Client, generateCodeVerifier } from 'arctic';
 import type { Config } from '../../infra/config.js';
-import { ProviderFailure, type ProviderIdentity, type ProviderName, withTimeout } from './identity.js';
+import { ProviderFailure, type ProviderIdentity, type ProviderName, withProviderTimeout } from './identity.js';
 import { fetchGitHubIdentity, fetchGoogleIdentity } from './profiles.js';
 
 export interface SsoProvider {
@@ -41,7 +41,7 @@ export function createProviders(config: Config): Map<ProviderName, SsoProvider> 
         return { url, codeVerifier };
       },
       async identify(code, codeVerifier) {
-        const tokens = await withTimeout(client.validateAuthorizationCode(google.tokenUrl, code, codeVerifier), 'token request');
+        const tokens = await withProviderTimeout(client.validateAuthorizationCode(google.tokenUrl, code, codeVerifier), 'token request');
         return fetchGoogleIdentity(google.userinfoUrl, accessTokenOf(tokens.data));
       },
     });
@@ -55,7 +55,7 @@ export function createProviders(config: Config): Map<ProviderName, SsoProvider> 
         return { url: client.createAuthorizationURL(github.authorizationUrl, state, ['read:user', 'user:email']), codeVerifier: null };
       },
       async identify(code) {
-        const tokens = await withTimeout(client.validateAuthorizationCode(github.tokenUrl, code, null), 'token request');
+        const tokens = await withProviderTimeout(client.validateAuthorizationCode(github.tokenUrl, code, null), 'token request');
         return fetchGitHubIdentity(github.apiUrl, accessTokenOf(tokens.data));
       },
     });

@@ -3,7 +3,7 @@
 // all in one transaction. An unverified provider email gets the same verification link as a
 // password signup.
 import { randomUUID } from 'node:crypto';
-import type { AccountsDeps, ClientInfo } from '../context.js';
+import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail } from '../accounts/email-address.js';
 import { issueEmailToken } from '../accounts/email-tokens.js';
 import { enqueueEmail } from '../../infra/mail/outbox.js';
@@ -12,7 +12,7 @@ import { issueSignIn, rememberNetwork, type SignedIn } from '../sessions/sign-in
 import type { ProviderIdentity } from './identity.js';
 
 export async function createSsoAccount(
-  deps: AccountsDeps,
+  deps: DomainDeps,
   identity: ProviderIdentity,
   slug: string,
   client: ClientInfo,

@@ -1,7 +1,7 @@
 // DELETE /api/account/sso/<provider>. The last way to sign in is never removed (SPEC 5.7): an
 // account without a password keeps its only identity. The account row is locked so that two
 // concurrent unlinks of a password-less account's two identities cannot both succeed.
-import type { AccountsDeps } from '../context.js';
+import type { DomainDeps } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
 import { isProviderName } from './identity.js';
 import { invalidateAccountView } from '../accounts/account-view.js';
@@ -12,7 +12,7 @@ export const LAST_METHOD_MESSAGE =
 
 const notLinked = () => notFound('This provider is not linked to your account.');
 
-export async function unlinkProvider(deps: AccountsDeps, accountId: string, provider: string): Promise<void> {
+export async function unlinkProvider(deps: DomainDeps, accountId: string, provider: string): Promise<void> {
   if (!isProviderName(provider)) throw notLinked();
   await deps.db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`;

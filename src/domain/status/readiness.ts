@@ -2,6 +2,7 @@
 // reachable? Liveness (/healthz) asks less: only whether the process answers.
 import type { Cache } from '../../infra/cache/cache.js';
 import type { Db } from '../../infra/db/client.js';
+import { withTimeout } from '../../infra/timeout.js';
 
 export interface ReadinessDeps {
   db: Db;
@@ -26,20 +27,9 @@ export async function checkReadiness(deps: ReadinessDeps, timeoutMs = READINESS_
   return { ready: database === 'ok' && cache === 'ok', checks: { database, cache } };
 }
 
-async function bounded(check: () => Promise<unknown>, timeoutMs: number): Promise<CheckOutcome> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<CheckOutcome>((resolve) => {
-    timer = setTimeout(() => resolve('unreachable'), timeoutMs);
-  });
-  try {
-    return await Promise.race([
-      check().then(
-        (): CheckOutcome => 'ok',
-        (): CheckOutcome => 'unreachable',
-      ),
-      timeout,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+function bounded(check: () => Promise<unknown>, timeoutMs: number): Promise<CheckOutcome> {
+  return withTimeout(check(), timeoutMs, () => new Error('timed out')).then(
+    (): CheckOutcome => 'ok',
+    (): CheckOutcome => 'unreachable',
+  );
 }

@@ -1,7 +1,7 @@
 // Pinned tool names (SPEC 2.3): the edge hands over every tools/list result that passes through;
 // only the names are kept, in order, without duplicates. Descriptions and input schemas are
 // never stored, so a card can never leak them.
-import { badRequest, notFound } from '../errors.js';
+import { badRequest, noSuchTunnel } from '../errors.js';
 import { cardHostsOf } from './names.js';
 import type { TunnelsDeps } from './tunnels.js';
 
@@ -33,11 +33,11 @@ export async function pinTools(deps: TunnelsDeps, tunnelId: string, result: unkn
     where: { id: tunnelId },
     select: { subdomain: true, customDomain: true, pinnedTools: true, account: { select: { slug: true } } },
   });
-  if (!tunnel) throw notFound('No such tunnel.');
+  if (!tunnel) throw noSuchTunnel();
   // Every tools/list passing through lands here; an unchanged list costs no write and keeps the cached card.
   if (sameList(tunnel.pinnedTools, names)) return;
   const { count } = await deps.db.tunnel.updateMany({ where: { id: tunnelId }, data: { pinnedTools: names } });
-  if (count === 0) throw notFound('No such tunnel.');
+  if (count === 0) throw noSuchTunnel();
   await deps.events.emit('tunnel.changed', {
     tunnelId,
     hosts: cardHostsOf(tunnel, tunnel.account.slug, deps.config.zone),

@@ -5,7 +5,7 @@
 import type { Config } from '../../infra/config.js';
 import type { Db } from '../../infra/db/client.js';
 import { violates } from '../../infra/db/errors.js';
-import { badRequest, conflict, notFound } from '../errors.js';
+import { badRequest, conflict, noSuchTunnel } from '../errors.js';
 import type { DomainEvents } from '../events.js';
 import { assertValidSubdomain, cardHostsOf, normalizeCustomDomain } from './names.js';
 
@@ -33,7 +33,7 @@ function uniqueConflict(err: unknown): never {
 
 async function findOwned(deps: TunnelsDeps, accountId: string, id: string) {
   const tunnel = await deps.db.tunnel.findFirst({ where: { id, accountId }, select: OWNED });
-  if (!tunnel) throw notFound('No such tunnel.');
+  if (!tunnel) throw noSuchTunnel();
   return tunnel;
 }
 
@@ -87,7 +87,7 @@ export async function updateTunnel(deps: TunnelsDeps, accountId: string, id: str
 export async function deleteTunnel(deps: TunnelsDeps, accountId: string, id: string): Promise<void> {
   const tunnel = await findOwned(deps, accountId, id);
   const { count } = await deps.db.tunnel.deleteMany({ where: { id: tunnel.id, accountId } });
-  if (count === 0) throw notFound('No such tunnel.');
+  if (count === 0) throw noSuchTunnel();
   await announce(deps, id, cardHostsOf(tunnel, tunnel.account.slug, deps.config.zone));
 }
 

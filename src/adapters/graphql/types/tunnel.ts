@@ -1,6 +1,6 @@
 // Tunnels: the Tunnel type, `me.tunnels`, `tunnel(id)` and the tunnel mutations. Owner only:
 // another account's tunnel answers NOT_FOUND, like a missing one.
-import { notFound } from '../../../domain/errors.js';
+import { noSuchTunnel } from '../../../domain/errors.js';
 import { tunnelHost } from '../../../domain/tunnels/names.js';
 import { createTunnel, deleteTunnel, updateTunnel } from '../../../domain/tunnels/tunnels.js';
 import { builder } from '../builder.js';
@@ -42,7 +42,7 @@ builder.queryField('tunnel', (t) =>
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
       const tunnel = await ctx.deps.db.tunnel.findFirst({ ...query, where: { id: String(args.id), accountId: ctx.viewer!.accountId } });
-      if (!tunnel) throw notFound('No such tunnel.');
+      if (!tunnel) throw noSuchTunnel();
       return tunnel;
     },
   }),

@@ -2,22 +2,15 @@
 // called by the edge with INTERNAL_API_TOKEN. Without the token configured the route does not
 // exist, so /internal/* answers 404 like any unknown path.
 import type { FastifyInstance } from 'fastify';
-import { sameSecret } from '../../../infra/crypto/tokens.js';
-import type { Deps } from '../../../deps.js';
 import { unauthenticated } from '../../../domain/errors.js';
 import { pinTools } from '../../../domain/tunnels/pinned-tools.js';
+import type { TunnelsDeps } from '../../../domain/tunnels/tunnels.js';
+import { hasBearer } from '../bearer.js';
 
-/** Constant-time comparison of `Authorization: Bearer <token>` with the configured token. */
-export function hasInternalToken(header: string | undefined, expected: string): boolean {
-  const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  return m !== null && sameSecret(m[1]!, expected);
-}
-
-export function registerTunnelRoutes(app: FastifyInstance, deps: Deps): void {
-  const token = deps.config.internalApiToken;
-  if (!token) return;
+export function registerInternalTunnelRoutes(app: FastifyInstance, deps: TunnelsDeps, internalApiToken: string | null): void {
+  if (!internalApiToken) return;
   app.put<{ Params: { id: string } }>('/internal/tunnels/:id/tools', async (req, reply) => {
-    if (!hasInternalToken(req.headers.authorization, token)) throw unauthenticated('The internal API token is required.');
+    if (!hasBearer(req.headers.authorization, internalApiToken)) throw unauthenticated('The internal API token is required.');
     await pinTools(deps, req.params.id, req.body);
     return reply.status(204).send();
   });

@@ -4,12 +4,14 @@
 // address taken from the request. Callback URLs carry the provider's code, so nothing here logs
 // a URL, and internal failures end in a redirect rather than a logged 5xx.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Deps } from '../../../deps.js';
+import type { Logger } from 'pino';
+import type { DomainDeps } from '../../../domain/context.js';
+import type { Config } from '../../../infra/config.js';
 import { badRequest, notFound, unauthenticated } from '../../../domain/errors.js';
 import { clientInfo, setSessionCookie } from '../session-auth.js';
 import { completeSso, type SsoOutcome } from '../../../domain/sso/complete-sso.js';
 import { isProviderName, type ProviderName } from '../../../domain/sso/identity.js';
-import { createProviders, type SsoProvider } from '../../../domain/sso/providers.js';
+import type { SsoProvider } from '../../../domain/sso/providers.js';
 import { badStatePage } from '../../pages/bad-state-page.js';
 import { browserBinding, saveFlow, STATE_TTL_MS, takeFlow, type Intent } from '../../../domain/sso/state.js';
 
@@ -20,9 +22,15 @@ type ProviderParams = { Params: { provider: string }; Querystring: Record<string
 
 const first = (v: unknown): unknown => (Array.isArray(v) ? v[0] : v);
 
-export function registerOAuthRoutes(app: FastifyInstance, deps: Deps): void {
-  const { config, logger } = deps;
-  const providers = createProviders(config);
+export interface OAuthRouteDeps extends DomainDeps {
+  config: Pick<Config, 'appUrl' | 'secureCookies'>;
+  logger: Logger;
+  /** The enabled providers (src/domain/sso/providers.ts). */
+  providers: ReadonlyMap<ProviderName, SsoProvider>;
+}
+
+export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
+  const { config, logger, providers } = deps;
   const providerOf = (name: string): SsoProvider => {
     const provider = isProviderName(name) ? providers.get(name) : undefined;
     if (!provider) throw notFound('No such sign-in provider.');

@@ -1,17 +1,22 @@
 // /auth and /api/account paths of API.md section 4 (password flows; SSO rows live with SSO).
-import { signedIn, type Data, type RestRoute } from '../route.js';
+import { print } from 'graphql';
+import { graphql, type ResultOf } from '../graphql.js';
+import { route, signedIn, type RestRoute } from '../route.js';
 
-interface AccountData {
-  id: string;
-  email: string;
-  emailVerified: boolean;
-  slug: string;
-  plan: string;
-  linkedProviders: { provider: string; email: string; linkedAt: string }[];
-  lastLogin: { at: string; ip: string } | null;
-}
+const AccountFields = graphql(`
+  fragment AccountFields on Account {
+    id email emailVerified slug plan linkedProviders { provider email linkedAt } lastLogin { at ip }
+  }
+`);
 
-export const accountJson = (a: AccountData) => ({
+export const AuthPayloadFields = graphql('fragment AuthPayloadFields on AuthPayload { token emailVerified expiresAt }');
+
+const meDocument = graphql('query { me { ...AccountFields } }', [AccountFields]);
+
+/** The query behind GET /api/account, as text (the benchmarks send it to /graphql). */
+export const ACCOUNT_QUERY = print(meDocument);
+
+export const accountJson = (a: ResultOf<typeof AccountFields>) => ({
   id: a.id,
   email: a.email,
   email_verified: a.emailVerified,
@@ -21,108 +26,108 @@ export const accountJson = (a: AccountData) => ({
   last_login: a.lastLogin ? { at: a.lastLogin.at, ip: a.lastLogin.ip } : null,
 });
 
-export const authPayloadJson = (p: { token: string; emailVerified: boolean; expiresAt: string }) => ({
+export const authPayloadJson = (p: ResultOf<typeof AuthPayloadFields>) => ({
   token: p.token,
   email_verified: p.emailVerified,
   expires_at: p.expiresAt,
 });
 
-export const ACCOUNT_FIELDS = 'id email emailVerified slug plan linkedProviders { provider email linkedAt } lastLogin { at ip }';
-
 export const accountRoutes: RestRoute[] = [
-  {
+  route({
     method: 'POST',
     url: '/auth/signup',
-    document: 'mutation ($email: String!, $password: String!) { signup(email: $email, password: $password) { id email emailVerified slug } }',
+    document: graphql('mutation ($email: String!, $password: String!) { signup(email: $email, password: $password) { id email emailVerified slug } }'),
     body: { email: 'email', password: 'password' },
     status: 201,
-    respond: (d: Data) => {
-      const a = d.signup as Pick<AccountData, 'id' | 'email' | 'emailVerified' | 'slug'>;
-      return { id: a.id, email: a.email, email_verified: a.emailVerified, slug: a.slug };
-    },
-  },
-  {
+    respond: ({ signup: a }) => ({ id: a.id, email: a.email, email_verified: a.emailVerified, slug: a.slug }),
+  }),
+  route({
     method: 'POST',
     url: '/auth/login',
-    document: 'mutation ($email: String!, $password: String!) { login(email: $email, password: $password) { token emailVerified expiresAt } }',
+    document: graphql(
+      'mutation ($email: String!, $password: String!) { login(email: $email, password: $password) { ...AuthPayloadFields } }',
+      [AuthPayloadFields],
+    ),
     body: { email: 'email', password: 'password' },
     status: 200,
-    respond: (d) => authPayloadJson(d.login as Parameters<typeof authPayloadJson>[0]),
-  },
-  {
+    respond: (d) => authPayloadJson(d.login),
+  }),
+  route({
     method: 'POST',
     url: '/auth/verify-email',
-    document: 'mutation ($token: String!) { verifyEmail(token: $token) { emailVerified } }',
+    document: graphql('mutation ($token: String!) { verifyEmail(token: $token) { emailVerified } }'),
     body: { token: 'token' },
     status: 200,
     respond: () => ({ email_verified: true }),
-  },
-  {
+  }),
+  route({
     method: 'POST',
     url: '/auth/resend-verification',
-    document: 'mutation { resendVerification }',
+    document: graphql('mutation { resendVerification }'),
     status: 204,
-  },
-  {
+  }),
+  route({
     method: 'POST',
     url: '/auth/change-email',
-    document:
+    document: graphql(
       'mutation ($currentPassword: String!, $newEmail: String!) { changeEmail(currentPassword: $currentPassword, newEmail: $newEmail) }',
+    ),
     body: { current_password: 'currentPassword', new_email: 'newEmail' },
     status: 202,
     respond: () => ({ status: 'confirmation_sent' }),
-  },
-  {
+  }),
+  route({
     method: 'POST',
     url: '/auth/confirm-email-change',
-    document: 'mutation ($token: String!) { confirmEmailChange(token: $token) { email } }',
+    document: graphql('mutation ($token: String!) { confirmEmailChange(token: $token) { email } }'),
     body: { token: 'token' },
     status: 200,
-    respond: (d) => ({ email: (d.confirmEmailChange as { email: string }).email }),
-  },
-  {
+    respond: (d) => ({ email: d.confirmEmailChange.email }),
+  }),
+  route({
     method: 'POST',
     url: '/auth/change-password',
-    document:
+    document: graphql(
       'mutation ($currentPassword: String!, $newPassword: String!) { changePassword(currentPassword: $currentPassword, newPassword: $newPassword) }',
+    ),
     body: { current_password: 'currentPassword', new_password: 'newPassword' },
     status: 204,
-  },
-  {
+  }),
+  route({
     method: 'POST',
     url: '/auth/forgot-password',
-    document: 'mutation ($email: String!) { forgotPassword(email: $email) }',
+    document: graphql('mutation ($email: String!) { forgotPassword(email: $email) }'),
     body: { email: 'email' },
     bodyFallback: { email: '' },
     status: 204,
-  },
-  {
+  }),
+  route({
     method: 'POST',
     url: '/auth/reset-password',
-    document: 'mutation ($token: String!, $newPassword: String!) { resetPassword(token: $token, newPassword: $newPassword) }',
+    document: graphql('mutation ($token: String!, $newPassword: String!) { resetPassword(token: $token, newPassword: $newPassword) }'),
     body: { token: 'token', new_password: 'newPassword' },
     status: 204,
-  },
-  {
+  }),
+  route({
     method: 'GET',
     url: '/api/account',
-    document: `query { me { ${ACCOUNT_FIELDS} } }`,
+    document: meDocument,
     status: 200,
-    respond: (d) => accountJson(signedIn(d.me as AccountData | null)),
-  },
-  {
+    respond: (d) => accountJson(signedIn(d.me)),
+  }),
+  route({
     method: 'PATCH',
     url: '/api/account/slug',
-    document: 'mutation ($slug: String!) { renameSlug(slug: $slug) { slug } }',
+    document: graphql('mutation ($slug: String!) { renameSlug(slug: $slug) { slug } }'),
     body: { slug: 'slug' },
     status: 200,
-    respond: (d) => ({ slug: (d.renameSlug as { slug: string }).slug }),
-  },
-  {
+    respond: (d) => ({ slug: d.renameSlug.slug }),
+  }),
+  route({
     method: 'DELETE',
     url: '/api/account',
-    document: 'mutation ($email: String!, $password: String!) { deleteAccount(email: $email, password: $password) }',
+    document: graphql('mutation ($email: String!, $password: String!) { deleteAccount(email: $email, password: $password) }'),
     body: { email: 'email', password: 'password' },
     status: 204,
-  },
+  }),
 ];

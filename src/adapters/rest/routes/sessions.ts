@@ -1,23 +1,15 @@
 // Session paths of API.md section 4.
-import { signedIn, type RestRoute } from '../route.js';
-
-interface SessionData {
-  id: string;
-  userAgent: string;
-  ip: string;
-  createdAt: string;
-  lastSeenAt: string;
-  current: boolean;
-}
+import { graphql } from '../graphql.js';
+import { route, signedIn, type RestRoute } from '../route.js';
 
 export const sessionRoutes: RestRoute[] = [
-  {
+  route({
     method: 'GET',
     url: '/api/sessions',
-    document: 'query { me { sessions { id userAgent ip createdAt lastSeenAt current } } }',
+    document: graphql('query { me { sessions { id userAgent ip createdAt lastSeenAt current } } }'),
     status: 200,
     respond: (d) => ({
-      sessions: signedIn(d.me as { sessions: SessionData[] } | null).sessions.map((s) => ({
+      sessions: signedIn(d.me).sessions.map((s) => ({
         id: s.id,
         user_agent: s.userAgent,
         ip: s.ip,
@@ -26,14 +18,14 @@ export const sessionRoutes: RestRoute[] = [
         current: s.current,
       })),
     }),
-  },
-  {
+  }),
+  route({
     method: 'DELETE',
     url: '/api/sessions/:id',
-    document: 'mutation ($id: ID!) { revokeSession(id: $id) }',
+    document: graphql('mutation ($id: ID!) { revokeSession(id: $id) }'),
     params: { id: 'id' },
     status: 204,
-  },
-  { method: 'POST', url: '/auth/logout', document: 'mutation { logout }', status: 204 },
-  { method: 'POST', url: '/auth/logout-all', document: 'mutation { logoutAll }', status: 204 },
+  }),
+  route({ method: 'POST', url: '/auth/logout', document: graphql('mutation { logout }'), status: 204 }),
+  route({ method: 'POST', url: '/auth/logout-all', document: graphql('mutation { logoutAll }'), status: 204 }),
 ];

@@ -1,20 +1,12 @@
 // Tunnel paths of API.md section 4: the owner's tunnels, same operations as GraphQL.
-import { signedIn, type RestRoute } from '../route.js';
+import { graphql, type ResultOf } from '../graphql.js';
+import { route, signedIn, type RestRoute } from '../route.js';
 
-interface TunnelData {
-  id: string;
-  subdomain: string;
-  host: string;
-  url: string;
-  customDomain: string | null;
-  discoverable: boolean;
-  pinnedTools: string[];
-  createdAt: string;
-}
+const TunnelFields = graphql(`
+  fragment TunnelFields on Tunnel { id subdomain host url customDomain discoverable pinnedTools createdAt }
+`);
 
-const TUNNEL_FIELDS = 'id subdomain host url customDomain discoverable pinnedTools createdAt';
-
-export const tunnelJson = (t: TunnelData) => ({
+export const tunnelJson = (t: ResultOf<typeof TunnelFields>) => ({
   id: t.id,
   subdomain: t.subdomain,
   host: t.host,
@@ -26,46 +18,52 @@ export const tunnelJson = (t: TunnelData) => ({
 });
 
 export const tunnelRoutes: RestRoute[] = [
-  {
+  route({
     method: 'POST',
     url: '/api/tunnels',
-    document: `mutation ($subdomain: String!, $customDomain: String) {
-      createTunnel(subdomain: $subdomain, customDomain: $customDomain) { ${TUNNEL_FIELDS} } }`,
+    document: graphql(
+      `mutation ($subdomain: String!, $customDomain: String) {
+        createTunnel(subdomain: $subdomain, customDomain: $customDomain) { ...TunnelFields } }`,
+      [TunnelFields],
+    ),
     body: { subdomain: 'subdomain', custom_domain: 'customDomain' },
     status: 201,
-    respond: (d) => tunnelJson(d.createTunnel as TunnelData),
-  },
-  {
+    respond: (d) => tunnelJson(d.createTunnel),
+  }),
+  route({
     method: 'GET',
     url: '/api/tunnels',
-    document: `query { me { tunnels { ${TUNNEL_FIELDS} } } }`,
+    document: graphql('query { me { tunnels { ...TunnelFields } } }', [TunnelFields]),
     status: 200,
-    respond: (d) => ({ tunnels: signedIn(d.me as { tunnels: TunnelData[] } | null).tunnels.map(tunnelJson) }),
-  },
-  {
+    respond: (d) => ({ tunnels: signedIn(d.me).tunnels.map(tunnelJson) }),
+  }),
+  route({
     method: 'GET',
     url: '/api/tunnels/:id',
-    document: `query ($id: ID!) { tunnel(id: $id) { ${TUNNEL_FIELDS} } }`,
+    document: graphql('query ($id: ID!) { tunnel(id: $id) { ...TunnelFields } }', [TunnelFields]),
     params: { id: 'id' },
     status: 200,
-    respond: (d) => tunnelJson(d.tunnel as TunnelData),
-  },
-  {
+    respond: (d) => tunnelJson(d.tunnel),
+  }),
+  route({
     method: 'PATCH',
     url: '/api/tunnels/:id',
-    document: `mutation ($id: ID!, $discoverable: Boolean, $customDomain: String, $subdomain: String) {
-      updateTunnel(id: $id, discoverable: $discoverable, customDomain: $customDomain, subdomain: $subdomain) {
-        ${TUNNEL_FIELDS} } }`,
+    document: graphql(
+      `mutation ($id: ID!, $discoverable: Boolean, $customDomain: String, $subdomain: String) {
+        updateTunnel(id: $id, discoverable: $discoverable, customDomain: $customDomain, subdomain: $subdomain) {
+          ...TunnelFields } }`,
+      [TunnelFields],
+    ),
     body: { discoverable: 'discoverable', custom_domain: 'customDomain', subdomain: 'subdomain' },
     params: { id: 'id' },
     status: 200,
-    respond: (d) => tunnelJson(d.updateTunnel as TunnelData),
-  },
-  {
+    respond: (d) => tunnelJson(d.updateTunnel),
+  }),
+  route({
     method: 'DELETE',
     url: '/api/tunnels/:id',
-    document: 'mutation ($id: ID!) { deleteTunnel(id: $id) }',
+    document: graphql('mutation ($id: ID!) { deleteTunnel(id: $id) }'),
     params: { id: 'id' },
     status: 204,
-  },
+  }),
 ];

@@ -1,0 +1,31 @@
+// Every failure, classified once for every surface: an AppError keeps its code and status;
+// GraphQL's own errors (syntax, validation, variable coercion, depth and cost limits) and the HTTP
+// framework's 4xx refusals are the client's and become BAD_REQUEST; anything else is an internal
+// fault, answered as UNAVAILABLE with status 500 and a fixed message (and logged by the caller).
+import { GraphQLError } from 'graphql';
+import { AppError, badRequest, internalError, isErrorCode } from '../domain/errors.js';
+
+export const BODY_LIMIT = 64 * 1024;
+
+export interface Classified {
+  error: AppError;
+  /** An internal fault: the caller logs the original, the client sees only `error`. */
+  internal: boolean;
+}
+
+export const bodyTooLarge = () => badRequest('The request body is larger than 64 KiB.', 413);
+export const malformedRequest = () => badRequest('The request is malformed.');
+export const malformedUrl = (status = 400) => badRequest('The request URL is malformed or too long.', status);
+
+export function classifyError(err: unknown): Classified {
+  const original = err instanceof GraphQLError ? err.originalError : err;
+  if (original instanceof AppError) return { error: original, internal: false };
+  if (err instanceof GraphQLError && (!original || original instanceof GraphQLError)) {
+    const code = err.extensions?.code;
+    return { error: new AppError(isErrorCode(code) ? code : 'BAD_REQUEST', err.message), internal: false };
+  }
+  const statusCode = (original as { statusCode?: unknown } | null | undefined)?.statusCode;
+  if (statusCode === 413) return { error: bodyTooLarge(), internal: false };
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) return { error: malformedRequest(), internal: false };
+  return { error: internalError(), internal: true };
+}

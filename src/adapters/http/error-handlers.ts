@@ -1,0 +1,32 @@
+// How the API host answers what no route handled: every error becomes problem+json through the
+// one classification (src/adapters/errors.ts); unknown paths answer 404 problem+json; every
+// answer is timed by route pattern, and 5xx answers are logged (with email-link tokens redacted).
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { notFound } from '../../domain/errors.js';
+import { redactLinks } from '../../infra/mail/transport.js';
+import type { Metrics } from '../../infra/observability/metrics.js';
+import { classifyError, malformedUrl } from '../errors.js';
+import { sendProblem } from './problem.js';
+
+/** Fastify's `frameworkErrors` option: router-level refusals (malformed URL, over-long parameter). */
+export const frameworkErrors = (err: FastifyError, _req: unknown, reply: Parameters<typeof sendProblem>[0]) => {
+  sendProblem(reply, malformedUrl(err.statusCode ?? 400));
+};
+
+export function registerErrorHandlers(app: FastifyInstance, metrics: Pick<Metrics, 'httpDuration'>): void {
+  app.setErrorHandler((err, req, reply) => {
+    const { error, internal } = classifyError(err);
+    if (internal) req.log.error({ err: (err as Error).message, url: redactLinks(req.url) }, 'unhandled error');
+    return sendProblem(reply, error);
+  });
+
+  app.setNotFoundHandler((_req, reply) => sendProblem(reply, notFound('No such endpoint.')));
+
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    metrics.httpDuration.observe({ method: req.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    if (reply.statusCode >= 500) {
+      req.log.error({ method: req.method, url: redactLinks(req.url), status: reply.statusCode }, 'request failed');
+    }
+  });
+}

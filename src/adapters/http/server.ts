@@ -1,0 +1,34 @@
+// Host routing (API.md section 2) in the node:http listener, before Fastify:
+//
+//   node:http ──host──┬─ ZONE            → zone handler (/status, /healthz)        [raw, no Fastify]
+//                     ├─ <label>.ZONE    → card handler                            [raw, no Fastify]
+//                     ├─ card path, other host → card handler for custom domains   [raw]
+//                     └─ any other host  → Fastify: /graphql, REST shim, pages, /healthz, /metrics
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { CardHandlers } from './card-host.js';
+import { CARD_PATHS, classifyHost, hostnameOf, pathOf } from './hosts.js';
+import { guardRaw, type RawHandler } from './raw.js';
+
+export interface HostRoutes {
+  zone: string;
+  apiHostname: string;
+  zoneHost: RawHandler;
+  cards: CardHandlers;
+  logger: Logger;
+}
+
+export function createHostRoutedServer(routes: HostRoutes, api: (req: IncomingMessage, res: ServerResponse) => void): Server {
+  const zoneHost = guardRaw(routes.zoneHost, routes.logger);
+  const tunnelHost = guardRaw(routes.cards.tunnelHost, routes.logger);
+  const customDomain = guardRaw(routes.cards.customDomain, routes.logger);
+  const { zone, apiHostname } = routes;
+  return createServer((req, res) => {
+    const hostname = hostnameOf(req);
+    const kind = classifyHost(hostname, zone);
+    if (kind === 'zone') return zoneHost(req, res, hostname);
+    if (kind === 'tunnel') return tunnelHost(req, res, hostname);
+    if (hostname !== apiHostname && CARD_PATHS.has(pathOf(req.url))) return customDomain(req, res, hostname);
+    api(req, res);
+  });
+}
