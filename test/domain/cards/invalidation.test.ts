@@ -1,0 +1,148 @@
+// Every change that alters a card shows on the very next request, though the card is cached.
+// Each test first warms the cache with the old answer, so it is the invalidation that is tested.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { startTestServer, type TestServer } from '../../support/server.js';
+import {
+  INTERNAL_TOKEN,
+  PASSWORD,
+  card,
+  createTunnel,
+  customDomain,
+  discoverableTunnel,
+  patchTunnel,
+  pinTools,
+  signIn,
+  uniqueSubdomain,
+} from '../../support/tunnels.js';
+
+const ZONE = 'tunnels.localhost';
+let s: TestServer;
+
+before(async () => {
+  s = await startTestServer({ env: { INTERNAL_API_TOKEN: INTERNAL_TOKEN } });
+});
+after(async () => {
+  await s.close();
+});
+
+test('the card is served from cache: a database edit that bypasses the service is not seen', async () => {
+  const owner = await signIn(s);
+  const t = await discoverableTunnel(s, owner);
+  assert.equal((await card(s, t.host)).status, 200);
+  await s.deps.db.tunnel.update({ where: { id: t.id }, data: { discoverable: false } });
+  assert.equal((await card(s, t.host)).status, 200, 'answered from cache, not the database');
+});
+
+test('discoverable true → false → true flips the card on the next request', async () => {
+  const owner = await signIn(s);
+  const t = await createTunnel(s, owner);
+  assert.equal((await card(s, t.host)).status, 404);
+  await patchTunnel(s, owner, t.id, { discoverable: true });
+  assert.equal((await card(s, t.host)).status, 200);
+  await patchTunnel(s, owner, t.id, { discoverable: false });
+  assert.equal((await card(s, t.host)).status, 404);
+  await patchTunnel(s, owner, t.id, { discoverable: true });
+  assert.equal((await card(s, t.host)).status, 200);
+});
+
+test('newly pinned tools show on the next request with a new ETag; the old ETag no longer gives 304', async () => {
+  const owner = await signIn(s);
+  const t = await discoverableTunnel(s, owner);
+  const before = await card(s, t.host);
+  assert.deepEqual(before.json.tools, []);
+  assert.equal((await pinTools(s, t.id, { tools: [{ name: 'alpha' }, { name: 'beta' }] })).status, 204);
+  const after = await card(s, t.host, { headers: { 'if-none-match': String(before.headers.etag) } });
+  assert.equal(after.status, 200);
+  assert.deepEqual(after.json.tools, [{ name: 'alpha' }, { name: 'beta' }]);
+  assert.notEqual(after.headers.etag, before.headers.etag);
+});
+
+test('setting, moving and clearing the custom domain moves the card at once', async () => {
+  const owner = await signIn(s);
+  const t = await discoverableTunnel(s, owner);
+  const first = customDomain('first');
+  const second = customDomain('second');
+  assert.equal((await card(s, first)).status, 404);
+  await patchTunnel(s, owner, t.id, { custom_domain: first });
+  assert.equal((await card(s, first)).status, 200);
+  assert.equal((await card(s, second)).status, 404);
+  await patchTunnel(s, owner, t.id, { custom_domain: second });
+  assert.equal((await card(s, first)).status, 404, 'the old domain stops at once');
+  const moved = await card(s, second);
+  assert.equal(moved.status, 200);
+  assert.equal(moved.json.name, `io.service/${second}`);
+  await patchTunnel(s, owner, t.id, { custom_domain: null });
+  assert.equal((await card(s, second)).status, 404);
+  assert.equal((await card(s, t.host)).status, 200, 'the default host is unaffected');
+});
+
+test('renaming the subdomain moves the card to the new host', async () => {
+  const owner = await signIn(s);
+  const t = await discoverableTunnel(s, owner);
+  const sub = uniqueSubdomain('renamed');
+  const newHost = `${sub}--${owner.slug}.${ZONE}`;
+  assert.equal((await card(s, t.host)).status, 200);
+  assert.equal((await card(s, newHost)).status, 404);
+  const r = await patchTunnel(s, owner, t.id, { subdomain: sub });
+  assert.equal(r.status, 200);
+  assert.equal(r.json.host, newHost);
+  assert.equal((await card(s, t.host)).status, 404);
+  const moved = await card(s, newHost);
+  assert.equal(moved.status, 200);
+  assert.equal(moved.json.title, `${sub}--${owner.slug}`);
+});
+
+test('an account slug rename moves every card of the account, custom domains renamed in place', async () => {
+  const owner = await signIn(s);
+  const domain = customDomain('slug');
+  const t = await discoverableTunnel(s, owner, { custom_domain: domain });
+  const newSlug = `rn-${Date.now().toString(36)}`;
+  const newHost = `${t.subdomain}--${newSlug}.${ZONE}`;
+  assert.equal((await card(s, t.host)).status, 200);
+  assert.equal((await card(s, newHost)).status, 404);
+  assert.equal((await card(s, domain)).json.title, `${t.subdomain}--${owner.slug}`);
+  const rename = await s.request('/api/account/slug', { method: 'PATCH', bearer: owner.token, body: { slug: newSlug } });
+  assert.equal(rename.status, 200, rename.text);
+  assert.equal((await card(s, t.host)).status, 404);
+  const moved = await card(s, newHost);
+  assert.equal(moved.status, 200);
+  assert.equal(moved.json.name, `io.service/${t.subdomain}--${newSlug}`);
+  assert.equal((await card(s, domain)).json.title, `${t.subdomain}--${newSlug}`);
+});
+
+test('deleting a tunnel stops its card on both hosts at once', async () => {
+  const owner = await signIn(s);
+  const domain = customDomain('del');
+  const t = await discoverableTunnel(s, owner, { custom_domain: domain });
+  assert.equal((await card(s, t.host)).status, 200);
+  assert.equal((await card(s, domain)).status, 200);
+  assert.equal((await s.request(`/api/tunnels/${t.id}`, { method: 'DELETE', bearer: owner.token })).status, 204);
+  assert.equal((await card(s, t.host)).status, 404);
+  assert.equal((await card(s, domain)).status, 404);
+});
+
+test('deleting the account stops every card of it at once', async () => {
+  const owner = await signIn(s);
+  const domain = customDomain('acct');
+  const a = await discoverableTunnel(s, owner, { custom_domain: domain });
+  const b = await discoverableTunnel(s, owner);
+  for (const host of [a.host, domain, b.host]) assert.equal((await card(s, host)).status, 200);
+  const del = await s.request('/api/account', { method: 'DELETE', bearer: owner.token, body: { email: owner.email, password: PASSWORD } });
+  assert.equal(del.status, 204, del.text);
+  for (const host of [a.host, domain, b.host]) assert.equal((await card(s, host)).status, 404, host);
+});
+
+test('an unknown host is cached negatively for a short time, then looked up again', async () => {
+  const owner = await signIn(s);
+  const sub = uniqueSubdomain('late');
+  const host = `${sub}--${owner.slug}.${ZONE}`;
+  assert.equal((await card(s, host)).status, 404);
+  // Created behind the service's back: only the negative entry's expiry can reveal it.
+  await s.deps.db.tunnel.create({ data: { accountId: owner.id, subdomain: sub, discoverable: true } });
+  assert.equal((await card(s, host)).status, 404, 'the database is not asked again at once');
+  s.clock.advance(10_000);
+  assert.equal((await card(s, host)).status, 404, 'still within the negative lifetime');
+  s.clock.advance(25_000);
+  assert.equal((await card(s, host)).status, 200, 'looked up again after it');
+});

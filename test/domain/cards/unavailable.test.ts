@@ -1,0 +1,95 @@
+// "Host resolver unavailable → 502": a second server instance reaches the same database (and
+// Redis, on real backends) through loopback proxies the test can cut or silence. The first
+// instance stays healthy and is where accounts and tunnels are made.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { startTestServer, type TestServer } from '../../support/server.js';
+import { card, discoverableTunnel, signIn, type Owner } from '../../support/tunnels.js';
+import { TcpProxy } from '../../support/tcp-proxy.js';
+
+const ZONE = 'tunnels.localhost';
+let healthy: TestServer;
+let owner: Owner;
+
+async function proxiedInstance(): Promise<{ server: TestServer; proxies: TcpProxy[] }> {
+  const db = new URL(healthy.deps.database.url);
+  const dbProxy = await TcpProxy.start(db.hostname, Number(db.port));
+  const proxies = [dbProxy];
+  const env: Record<string, string> = { DATABASE_URL: TcpProxy.rewrite(healthy.deps.database.url, dbProxy.port) };
+  if (process.env.REDIS_URL) {
+    const redis = new URL(process.env.REDIS_URL);
+    const redisProxy = await TcpProxy.start(redis.hostname, Number(redis.port || 6379));
+    proxies.push(redisProxy);
+    env.REDIS_URL = TcpProxy.rewrite(process.env.REDIS_URL, redisProxy.port);
+  }
+  const server = await startTestServer({ smtp: healthy.smtp, env });
+  return { server, proxies };
+}
+
+before(async () => {
+  healthy = await startTestServer();
+  owner = await signIn(healthy, 'down');
+});
+after(async () => {
+  await healthy.close();
+});
+
+test('cache and database unreachable: an uncached host answers 502 at once; a cached card is still served', async () => {
+  const { server, proxies } = await proxiedInstance();
+  try {
+    const cached = await discoverableTunnel(healthy, owner);
+    const uncached = await discoverableTunnel(healthy, owner);
+    assert.equal((await card(server, cached.host)).status, 200, 'the proxied instance works while the proxies pass');
+    for (const p of proxies) await p.cut();
+
+    const started = Date.now();
+    const down = await card(server, uncached.host);
+    assert.equal(down.status, 502);
+    assert.equal(down.json.code, 'UNAVAILABLE');
+    assert.match(String(down.headers['content-type']), /^application\/problem\+json/);
+    assert.ok(Date.now() - started < 1500, `answered in ${Date.now() - started} ms`);
+
+    const unknown = await card(server, `nobody--nowhere.${ZONE}`);
+    assert.equal(unknown.status, 502, 'an unknown host cannot be told from a real one without the resolver');
+    const stillCached = await card(server, cached.host);
+    assert.equal(stillCached.status, 200, 'the in-process cache still answers');
+    assert.equal((await card(healthy, uncached.host)).status, 200, 'the healthy instance is unaffected');
+  } finally {
+    for (const p of proxies) await p.cut().catch(() => undefined);
+    await server.close();
+  }
+});
+
+test('cache and database silent (connections hang): the card answers 502 within the resolver bound', async () => {
+  const { server, proxies } = await proxiedInstance();
+  try {
+    const t = await discoverableTunnel(healthy, owner);
+    for (const p of proxies) p.hang();
+    const started = Date.now();
+    const r = await card(server, t.host);
+    const elapsed = Date.now() - started;
+    assert.equal(r.status, 502);
+    assert.ok(elapsed < 3000, `answered in ${elapsed} ms`);
+  } finally {
+    for (const p of proxies) await p.cut();
+    await server.close();
+  }
+});
+
+if (process.env.REDIS_URL) {
+  test('Redis unreachable but the database up: cards are still resolved, from the database', async () => {
+    const { server, proxies } = await proxiedInstance();
+    try {
+      const t = await discoverableTunnel(healthy, owner);
+      const redisProxy = proxies[1]!;
+      await redisProxy.cut();
+      const r = await card(server, t.host);
+      assert.equal(r.status, 200);
+      assert.equal(r.json.title, `${t.subdomain}--${owner.slug}`);
+      assert.equal((await card(server, `nobody--nowhere.${ZONE}`)).status, 404);
+    } finally {
+      for (const p of proxies) await p.cut().catch(() => undefined);
+      await server.close();
+    }
+  });
+}

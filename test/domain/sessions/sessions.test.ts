@@ -1,0 +1,168 @@
+// Sessions (SPEC 2.2 and 3.3): hashed at rest, listed with a masked IP and a `current` marker,
+// revoked effectively on the very next request, 30-day sliding lifetime, last_seen_at at most
+// once a minute.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { startTestServer, type TestServer } from '../../support/server.js';
+import { assertProblem, fromIp, login, signedIn, signup } from '../../support/accounts.js';
+
+let s: TestServer;
+before(async () => {
+  s = await startTestServer({ env: { TRUST_PROXY: 'true' } });
+});
+after(async () => {
+  await s.close();
+});
+
+const DAY = 24 * 3600_000;
+const me = (token: string) => s.request('/api/account', { bearer: token });
+
+test('the sessions table holds only the SHA-256 of the token, never the token', async () => {
+  const a = await signedIn(s);
+  const sha = createHash('sha256').update(a.token).digest('hex');
+  const row = await s.deps.db.session.findUnique({ where: { tokenHash: sha } });
+  assert.ok(row, 'row found by the hash');
+  assert.equal(row.accountId, a.id);
+  const rows = await s.deps.db.$queryRaw<Record<string, unknown>[]>`SELECT * FROM sessions WHERE account_id = ${a.id}`;
+  assert.ok(rows.length >= 1);
+  assert.ok(!JSON.stringify(rows).includes(a.token), 'raw token found in the sessions table');
+});
+
+test('GET /api/sessions lists live sessions with user agent, masked IP, times and the current marker', async () => {
+  const a = await signup(s, { headers: fromIp('203.0.113.9') });
+  const first = await login(s, a, { ...fromIp('203.0.113.9'), 'user-agent': 'FirstBrowser/1.0' });
+  const second = await login(s, a, { ...fromIp('2001:db8:5:6::1'), 'user-agent': 'SecondBrowser/2.0' });
+  const r = await s.request('/api/sessions', { bearer: second.token });
+  assert.equal(r.status, 200);
+  assert.equal(r.json.sessions.length, 2);
+  for (const x of r.json.sessions) {
+    assert.deepEqual(Object.keys(x).sort(), ['created_at', 'current', 'id', 'ip', 'last_seen_at', 'user_agent']);
+    assert.ok(!Number.isNaN(Date.parse(x.created_at)) && !Number.isNaN(Date.parse(x.last_seen_at)));
+  }
+  const cur = r.json.sessions.find((x: { current: boolean }) => x.current);
+  const other = r.json.sessions.find((x: { current: boolean }) => !x.current);
+  assert.equal(cur.user_agent, 'SecondBrowser/2.0');
+  assert.equal(cur.ip, '2001:db8:5::x');
+  assert.equal(other.user_agent, 'FirstBrowser/1.0');
+  assert.equal(other.ip, '203.0.113.x');
+  const fromFirst = await s.request('/api/sessions', { bearer: first.token });
+  assert.equal(fromFirst.json.sessions.find((x: { current: boolean }) => x.current).id, other.id);
+  assertProblem(await s.request('/api/sessions'), 401, 'UNAUTHENTICATED');
+});
+
+test('DELETE /api/sessions/<id> revokes another session, effective on its very next request', async () => {
+  const a = await signup(s);
+  const victim = await login(s, a);
+  const caller = await login(s, a);
+  assert.equal((await me(victim.token)).status, 200, 'victim session cached');
+  const list = await s.request('/api/sessions', { bearer: caller.token });
+  const victimId = list.json.sessions.find((x: { current: boolean }) => !x.current).id;
+  const r = await s.request(`/api/sessions/${victimId}`, { method: 'DELETE', bearer: caller.token });
+  assert.equal(r.status, 204);
+  assertProblem(await me(victim.token), 401, 'UNAUTHENTICATED');
+  assertProblem(await s.request('/api/account', { cookie: `session=${victim.token}` }), 401, 'UNAUTHENTICATED');
+  assert.equal((await me(caller.token)).status, 200);
+  assertProblem(await s.request(`/api/sessions/${victimId}`, { method: 'DELETE', bearer: caller.token }), 404, 'NOT_FOUND');
+});
+
+test('DELETE /api/sessions/<own id> answers 400; unknown or foreign ids answer 404; signed out 401', async () => {
+  const a = await signedIn(s);
+  const b = await signedIn(s);
+  const own = (await s.request('/api/sessions', { bearer: a.token })).json.sessions[0].id;
+  assertProblem(await s.request(`/api/sessions/${own}`, { method: 'DELETE', bearer: a.token }), 400, 'BAD_REQUEST');
+  assert.equal((await me(a.token)).status, 200, 'the own session survives');
+  assertProblem(await s.request('/api/sessions/00000000-0000-0000-0000-000000000000', { method: 'DELETE', bearer: a.token }), 404, 'NOT_FOUND');
+  assertProblem(await s.request('/api/sessions/not-a-uuid', { method: 'DELETE', bearer: a.token }), 404, 'NOT_FOUND');
+  const foreign = (await s.request('/api/sessions', { bearer: b.token })).json.sessions[0].id;
+  assertProblem(await s.request(`/api/sessions/${foreign}`, { method: 'DELETE', bearer: a.token }), 404, 'NOT_FOUND');
+  assert.equal((await me(b.token)).status, 200, 'the foreign session survives');
+  assertProblem(await s.request(`/api/sessions/${foreign}`, { method: 'DELETE' }), 401, 'UNAUTHENTICATED');
+});
+
+test('logout ends only the current session, at once, and clears the cookie; 401 when signed out', async () => {
+  const a = await signup(s);
+  const one = await login(s, a);
+  const two = await login(s, a);
+  assert.equal((await me(one.token)).status, 200);
+  const r = await s.request('/auth/logout', { method: 'POST', bearer: one.token });
+  assert.equal(r.status, 204);
+  const cleared = (r.headers['set-cookie'] ?? []).find((c) => c.startsWith('session='));
+  assert.ok(cleared && /session=;/.test(cleared) && /Expires=Thu, 01 Jan 1970/i.test(cleared), String(cleared));
+  assertProblem(await me(one.token), 401, 'UNAUTHENTICATED');
+  assert.equal((await me(two.token)).status, 200);
+  assertProblem(await s.request('/auth/logout', { method: 'POST', bearer: one.token }), 401, 'UNAUTHENTICATED');
+  assertProblem(await s.request('/auth/logout', { method: 'POST' }), 401, 'UNAUTHENTICATED');
+});
+
+test('logout works with the cookie alone', async () => {
+  const a = await signedIn(s);
+  assert.equal((await s.request('/auth/logout', { method: 'POST', cookie: `session=${a.cookie}` })).status, 204);
+  assertProblem(await me(a.token), 401, 'UNAUTHENTICATED');
+});
+
+test('logout-all ends every session of the account, the current one included; other accounts keep theirs', async () => {
+  const a = await signup(s);
+  const tokens = [await login(s, a), await login(s, a), await login(s, a)].map((x) => x.token);
+  for (const t of tokens) assert.equal((await me(t)).status, 200);
+  const other = await signedIn(s);
+  assert.equal((await s.request('/auth/logout-all', { method: 'POST', bearer: tokens[0] })).status, 204);
+  for (const t of tokens) assertProblem(await me(t), 401, 'UNAUTHENTICATED');
+  assert.equal(await s.deps.db.session.count({ where: { accountId: a.id } }), 0);
+  assert.equal((await me(other.token)).status, 200);
+  assertProblem(await s.request('/auth/logout-all', { method: 'POST' }), 401, 'UNAUTHENTICATED');
+});
+
+test('last_seen_at is written at most once a minute', async () => {
+  const a = await signedIn(s);
+  const lastSeen = async () => (await s.deps.db.session.findFirstOrThrow({ where: { accountId: a.id } })).lastSeenAt.getTime();
+  const created = await lastSeen();
+  s.clock.advance(30_000);
+  await me(a.token);
+  assert.equal(await lastSeen(), created, 'no write within the first minute');
+  s.clock.advance(31_000);
+  await me(a.token);
+  const firstTouch = await lastSeen();
+  assert.ok(firstTouch > created, 'written once a minute has passed');
+  s.clock.advance(20_000);
+  await me(a.token);
+  await me(a.token);
+  assert.equal(await lastSeen(), firstTouch, 'not written again within the minute');
+  s.clock.advance(45_000);
+  await me(a.token);
+  assert.ok((await lastSeen()) > firstTouch, 'written again after another minute');
+  const listed = (await s.request('/api/sessions', { bearer: a.token })).json.sessions[0];
+  assert.equal(Date.parse(listed.last_seen_at), await lastSeen());
+});
+
+test('a session idle for 30 days has expired', async () => {
+  const a = await signedIn(s);
+  assert.equal((await me(a.token)).status, 200);
+  s.clock.advance(30 * DAY + 1000);
+  assertProblem(await me(a.token), 401, 'UNAUTHENTICATED');
+  assertProblem(await s.request('/api/account', { cookie: `session=${a.cookie}` }), 401, 'UNAUTHENTICATED');
+});
+
+test('using a session extends it: 20 days, a request, 20 more days is still signed in', async () => {
+  const a = await signedIn(s);
+  s.clock.advance(20 * DAY);
+  assert.equal((await me(a.token)).status, 200);
+  s.clock.advance(20 * DAY);
+  assert.equal((await me(a.token)).status, 200, 'extended by the use at day 20');
+  const row = await s.deps.db.session.findFirstOrThrow({ where: { accountId: a.id } });
+  assert.ok(row.expiresAt.getTime() > s.clock.now().getTime() + 29 * DAY, 'expiry slid forward');
+  s.clock.advance(30 * DAY + 1000);
+  assertProblem(await me(a.token), 401, 'UNAUTHENTICATED');
+});
+
+test('GET /api/sessions omits expired sessions', async () => {
+  const a = await signup(s);
+  const old = await login(s, a);
+  s.clock.advance(29 * DAY);
+  const fresh = await login(s, a);
+  s.clock.advance(2 * DAY);
+  const r = await s.request('/api/sessions', { bearer: fresh.token });
+  assert.equal(r.json.sessions.length, 1);
+  assert.equal(r.json.sessions[0].current, true);
+  assertProblem(await me(old.token), 401, 'UNAUTHENTICATED');
+});

@@ -1,0 +1,74 @@
+// Liveness and readiness: /healthz answers on both hosts while the process runs; /readyz on the
+// API host answers 200 only while the database and the cache are reachable.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { startStatusFixture, ZONE, type StatusFixture } from '../../support/status.js';
+
+let f: StatusFixture;
+before(async () => {
+  f = await startStatusFixture();
+});
+after(async () => {
+  await f.close();
+});
+
+test('/healthz answers 200 "ok" on the API host and on the zone host', async () => {
+  for (const host of ['localhost', ZONE]) {
+    const r = await f.s.request('/healthz', { host });
+    assert.equal(r.status, 200, host);
+    assert.equal(r.text, 'ok', host);
+  }
+});
+
+test('/readyz: 200 with database and cache ok', async () => {
+  const r = await f.s.request('/readyz');
+  assert.equal(r.status, 200);
+  assert.deepEqual(r.json, { status: 'ready', checks: { database: 'ok', cache: 'ok' } });
+});
+
+test('/readyz: 503 problem+json naming the cache when the cache does not answer', async () => {
+  const cache = f.s.deps.cache;
+  const ping = cache.ping;
+  cache.ping = () => Promise.reject(new Error('connection lost'));
+  try {
+    const r = await f.s.request('/readyz');
+    assert.equal(r.status, 503);
+    assert.match(String(r.headers['content-type']), /^application\/problem\+json/);
+    assert.equal(r.json.code, 'UNAVAILABLE');
+    assert.match(r.json.detail, /cache/);
+    assert.doesNotMatch(r.json.detail, /database|connection lost/);
+  } finally {
+    cache.ping = ping;
+  }
+  assert.equal((await f.s.request('/readyz')).status, 200, 'ready again once the cache answers');
+});
+
+test('/readyz: 503 naming the database when a query fails', async () => {
+  const db = f.s.deps.db;
+  const query = db.$queryRawUnsafe;
+  db.$queryRawUnsafe = (() => Promise.reject(new Error('ECONNREFUSED'))) as typeof query;
+  try {
+    const r = await f.s.request('/readyz');
+    assert.equal(r.status, 503);
+    assert.equal(r.json.code, 'UNAVAILABLE');
+    assert.match(r.json.detail, /database/);
+  } finally {
+    db.$queryRawUnsafe = query;
+  }
+  assert.equal((await f.s.request('/readyz')).status, 200);
+});
+
+test('/readyz: a cache that hangs is reported unreachable within the 2 s bound', async () => {
+  const cache = f.s.deps.cache;
+  const ping = cache.ping;
+  cache.ping = () => new Promise<void>(() => {});
+  try {
+    const started = Date.now();
+    const r = await f.s.request('/readyz');
+    assert.equal(r.status, 503);
+    assert.match(r.json.detail, /cache/);
+    assert.ok(Date.now() - started < 2800, 'bounded');
+  } finally {
+    cache.ping = ping;
+  }
+});

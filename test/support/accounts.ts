@@ -1,0 +1,95 @@
+// Shared steps of the account tests: sign up, verify, sign in, and the two ways to assert an
+// error (problem+json over REST, extensions.code over GraphQL).
+import assert from 'node:assert/strict';
+import { randomInt } from 'node:crypto';
+import { sessionCookie, type Reply, type RequestOptions } from './http.js';
+import { uniqueEmail, type TestServer } from './server.js';
+
+export const PASSWORD = 'correct horse battery';
+
+export interface Account {
+  id: string;
+  email: string;
+  password: string;
+  slug: string;
+}
+
+export interface Session {
+  token: string;
+  cookie: string;
+}
+
+/** A random client address for TRUST_PROXY servers: keeps per-IP limits of tests apart. */
+export function randomIp(): string {
+  return `10.${randomInt(1, 255)}.${randomInt(0, 255)}.${randomInt(1, 255)}`;
+}
+
+export const fromIp = (ip: string): Record<string, string> => ({ 'x-forwarded-for': ip });
+
+export async function signup(
+  s: TestServer,
+  opts: { email?: string; password?: string; headers?: Record<string, string> } = {},
+): Promise<Account> {
+  const email = opts.email ?? uniqueEmail();
+  const password = opts.password ?? PASSWORD;
+  const r = await s.request('/auth/signup', { method: 'POST', body: { email, password }, headers: opts.headers ?? {} });
+  assert.equal(r.status, 201, r.text);
+  return { id: r.json.id, email, password, slug: r.json.slug };
+}
+
+/** Follows the verification link of the account's latest verify-email mail. */
+export async function verify(s: TestServer, account: Account, count = 1): Promise<void> {
+  const mail = await s.smtp.waitFor(account.email, 'verify-email', count);
+  const r = await s.request('/auth/verify-email', { method: 'POST', body: { token: mail.token } });
+  assert.equal(r.status, 200, r.text);
+}
+
+export async function login(
+  s: TestServer,
+  account: Pick<Account, 'email' | 'password'>,
+  headers: Record<string, string> = {},
+): Promise<Session> {
+  const r = await s.request('/auth/login', { method: 'POST', body: { email: account.email, password: account.password }, headers });
+  assert.equal(r.status, 200, r.text);
+  const cookie = sessionCookie(r);
+  assert.ok(cookie);
+  return { token: r.json.token, cookie };
+}
+
+/** A new account with one session. */
+export async function signedIn(s: TestServer, opts: { headers?: Record<string, string> } = {}): Promise<Account & Session> {
+  const account = await signup(s, opts);
+  return { ...account, ...(await login(s, account, opts.headers)) };
+}
+
+/** Asserts an RFC 9457 problem with the catalog code (API.md section 3). */
+export function assertProblem(r: Reply, status: number, code: string): void {
+  assert.equal(r.status, status, `expected ${status} ${code}, got ${r.status}: ${r.text}`);
+  assert.match(String(r.headers['content-type']), /^application\/problem\+json/);
+  assert.equal(r.json.status, status);
+  assert.equal(r.json.code, code);
+  assert.equal(typeof r.json.title, 'string');
+  assert.equal(typeof r.json.detail, 'string');
+  assert.equal(typeof r.json.type, 'string');
+  if (status === 429) assert.match(String(r.headers['retry-after']), /^[1-9]\d*$/);
+}
+
+export function gql(
+  s: TestServer,
+  query: string,
+  variables: Record<string, unknown> = {},
+  opts: RequestOptions = {},
+): Promise<Reply> {
+  return s.request('/graphql', { method: 'POST', ...opts, body: { query, variables } });
+}
+
+/** extensions.code of the first GraphQL error (null when the operation succeeded). */
+export function gqlCode(r: Reply): string | null {
+  return r.json?.errors?.[0]?.extensions?.code ?? null;
+}
+
+export async function authed(s: TestServer, path: string, token: string, opts: RequestOptions = {}): Promise<Reply> {
+  return s.request(path, { ...opts, bearer: token });
+}
+
+export { uniqueEmail };
