@@ -2,8 +2,9 @@
 // error (problem+json over REST, extensions.code over GraphQL).
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
+import { useFixture } from './fixture.js';
 import { sessionCookie, type Reply, type RequestOptions } from './http.js';
-import { uniqueEmail, type TestServer } from './server.js';
+import { uniqueEmail, type Server } from './server.js';
 
 export const PASSWORD = 'correct horse battery';
 
@@ -26,10 +27,15 @@ export function randomIp(): string {
 
 export const fromIp = (ip: string): Record<string, string> => ({ 'x-forwarded-for': ip });
 
-export async function signup(
-  s: TestServer,
-  opts: { email?: string; password?: string; headers?: Record<string, string> } = {},
-): Promise<Account> {
+export interface SignupOptions {
+  /** Default: a unique address. */
+  email?: string;
+  /** Default: PASSWORD. */
+  password?: string;
+  headers?: Record<string, string>;
+}
+
+export async function signup(s: Server, opts: SignupOptions = {}): Promise<Account> {
   const email = opts.email ?? uniqueEmail();
   const password = opts.password ?? PASSWORD;
   const r = await s.request('/auth/signup', { method: 'POST', body: { email, password }, headers: opts.headers ?? {} });
@@ -38,14 +44,14 @@ export async function signup(
 }
 
 /** Follows the verification link of the account's latest verify-email mail. */
-export async function verify(s: TestServer, account: Account, count = 1): Promise<void> {
+export async function verify(s: Server, account: Account, count = 1): Promise<void> {
   const mail = await s.smtp.waitFor(account.email, 'verify-email', count);
   const r = await s.request('/auth/verify-email', { method: 'POST', body: { token: mail.token } });
   assert.equal(r.status, 200, r.text);
 }
 
 export async function login(
-  s: TestServer,
+  s: Server,
   account: Pick<Account, 'email' | 'password'>,
   headers: Record<string, string> = {},
 ): Promise<Session> {
@@ -56,10 +62,37 @@ export async function login(
   return { token: r.json.token, cookie };
 }
 
+export type SignedIn = Account & Session;
+
 /** A new account with one session. */
-export async function signedIn(s: TestServer, opts: { headers?: Record<string, string> } = {}): Promise<Account & Session> {
+export async function signedIn(s: Server, opts: SignupOptions = {}): Promise<SignedIn> {
   const account = await signup(s, opts);
   return { ...account, ...(await login(s, account, opts.headers)) };
+}
+
+/** A signed-in account for the tests of the file, made once the server has started. */
+export function useSignedIn(s: Server, opts: SignupOptions = {}): SignedIn {
+  const get = useFixture(() => signedIn(s, opts), async () => {});
+  return {
+    get id() {
+      return get().id;
+    },
+    get email() {
+      return get().email;
+    },
+    get password() {
+      return get().password;
+    },
+    get slug() {
+      return get().slug;
+    },
+    get token() {
+      return get().token;
+    },
+    get cookie() {
+      return get().cookie;
+    },
+  };
 }
 
 /** Asserts an RFC 9457 problem with the catalog code (API.md section 3). */
@@ -75,7 +108,7 @@ export function assertProblem(r: Reply, status: number, code: string): void {
 }
 
 export function gql(
-  s: TestServer,
+  s: Server,
   query: string,
   variables: Record<string, unknown> = {},
   opts: RequestOptions = {},
@@ -88,7 +121,7 @@ export function gqlCode(r: Reply): string | null {
   return r.json?.errors?.[0]?.extensions?.code ?? null;
 }
 
-export async function authed(s: TestServer, path: string, token: string, opts: RequestOptions = {}): Promise<Reply> {
+export async function authed(s: Server, path: string, token: string, opts: RequestOptions = {}): Promise<Reply> {
   return s.request(path, { ...opts, bearer: token });
 }
 

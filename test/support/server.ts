@@ -1,6 +1,7 @@
 // Starts the real server (buildApp + listen on loopback) against the backend under test:
 // real PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set, embedded PGlite and the
-// memory cache when not. Mail goes to a TestSmtp in the process.
+// memory cache when not. Mail goes to a TestSmtp in the process. useServer() is the per-file
+// fixture; startTestServer() is for a test that needs a server of its own.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,17 +9,22 @@ import pino from 'pino';
 import { buildApp, type BuiltApp } from '../../src/app.js';
 import { loadConfig } from '../../src/infra/config.js';
 import { createDeps, type Deps } from '../../src/deps.js';
+import { useFixture, type FixtureOptions } from './fixture.js';
 import { request, type Reply, type RequestOptions } from './http.js';
 import { TestSmtp } from './smtp.js';
 
-export interface TestServer {
-  url: string;
-  deps: Deps;
-  app: BuiltApp;
-  smtp: TestSmtp;
+/** A running server as tests and helpers use it. */
+export interface Server {
+  readonly url: string;
+  readonly deps: Deps;
+  readonly app: BuiltApp;
+  readonly smtp: TestSmtp;
   /** A mutable clock: tests move time instead of sleeping. */
-  clock: TestClock;
+  readonly clock: TestClock;
   request(path: string, opts?: RequestOptions): Promise<Reply>;
+}
+
+export interface TestServer extends Server {
   close(): Promise<void>;
 }
 
@@ -38,7 +44,8 @@ export interface StartOptions {
   logLevel?: string;
 }
 
-export const usingRealBackends = Boolean(process.env.DATABASE_URL);
+/** Every test instance seals with this key unless ENCRYPTION_KEY is set (a test value, no secret). */
+export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
   const smtp = opts.smtp ?? (await TestSmtp.start());
@@ -49,6 +56,8 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     REDIS_URL: process.env.REDIS_URL,
     DATA_DIR: dataDir,
     SMTP_URL: smtp.url,
+    // Instances that share a database must share the key that seals outbox bodies.
+    ENCRYPTION_KEY: process.env.ENCRYPTION_KEY ?? TEST_ENCRYPTION_KEY,
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: opts.logLevel ?? process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -80,6 +89,33 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       if (!opts.smtp) await smtp.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * One server for the tests of the file (or describe block): started before them, closed after
+ * them. Options given as a function are read at start, after the fixtures registered earlier
+ * (fake providers, another server) have started.
+ */
+export function useServer(opts: StartOptions | (() => StartOptions) = {}, fixture: FixtureOptions = {}): Server {
+  const get = useFixture(() => startTestServer(typeof opts === 'function' ? opts() : opts), (s) => s.close(), fixture);
+  return {
+    get url() {
+      return get().url;
+    },
+    get deps() {
+      return get().deps;
+    },
+    get app() {
+      return get().app;
+    },
+    get smtp() {
+      return get().smtp;
+    },
+    get clock() {
+      return get().clock;
+    },
+    request: (path, o) => get().request(path, o),
   };
 }
 

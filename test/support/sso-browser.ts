@@ -2,8 +2,8 @@
 // fake provider's authorize endpoint, and back to the service's callback, with a cookie jar.
 import assert from 'node:assert/strict';
 import { request, type Reply } from './http.js';
-import type { TestServer } from './server.js';
-import type { FakeProviders, FakeUser } from './fake-providers.js';
+import type { Server } from './server.js';
+import type { FakeUser, Providers } from './fake-providers.js';
 
 export const APP_URL = 'http://app.example.test';
 
@@ -30,7 +30,7 @@ export class Browser {
     return this.cookies.get('session');
   }
 
-  async get(s: TestServer, path: string): Promise<Reply> {
+  async get(s: Server, path: string): Promise<Reply> {
     const cookie = this.header();
     const reply = await s.request(path, { headers: this.headers, ...(cookie ? { cookie } : {}) });
     this.absorb(reply);
@@ -48,8 +48,8 @@ export interface RoundTrip {
 
 /** start → provider (as `user`, or denied when null) → callback. */
 export async function roundTrip(
-  s: TestServer,
-  fake: FakeProviders,
+  s: Server,
+  fake: Providers,
   provider: 'google' | 'github',
   user: FakeUser | null,
   opts: { browser?: Browser; intent?: 'link' } = {},
@@ -75,7 +75,7 @@ export function fakeUser(email: string, emailVerified = true): FakeUser {
   return { id: String(Date.now() * 1000 + (process.pid % 1000) * 10 + n), email, emailVerified };
 }
 
-export async function signupAndLogin(s: TestServer, email: string, password = 'correct horse battery'): Promise<string> {
+export async function signupAndLogin(s: Server, email: string, password = 'correct horse battery'): Promise<string> {
   const signup = await s.request('/auth/signup', { method: 'POST', body: { email, password } });
   assert.equal(signup.status, 201);
   const login = await s.request('/auth/login', { method: 'POST', body: { email, password } });
@@ -83,7 +83,7 @@ export async function signupAndLogin(s: TestServer, email: string, password = 'c
   return login.json.token as string;
 }
 
-export async function accountOf(s: TestServer, auth: { bearer?: string; cookie?: string }): Promise<Reply> {
+export async function accountOf(s: Server, auth: { bearer?: string; cookie?: string }): Promise<Reply> {
   return s.request('/api/account', auth.bearer ? { bearer: auth.bearer } : { cookie: `session=${auth.cookie}` });
 }
 

@@ -1,23 +1,27 @@
 // Shared set-up for the status tests: a server with fake broker and api upstreams, requests on
 // the zone host, a fresh roll-up window per test, and readings of the status counter.
 import { LOCK_KEY, ROLLUP_KEY, ROLLUP_TTL_MS } from '../../src/domain/status/service.js';
+import { useFixture, type FixtureOptions } from './fixture.js';
 import type { Reply, RequestOptions } from './http.js';
-import { startTestServer, type StartOptions, type TestServer } from './server.js';
+import { startTestServer, type Server, type StartOptions } from './server.js';
 import { FakeUpstream } from './fake-upstream.js';
 
 export const ZONE = 'status-test.localhost';
 
 export interface StatusFixture {
-  s: TestServer;
-  broker: FakeUpstream;
-  api: FakeUpstream;
+  readonly s: Server;
+  readonly broker: FakeUpstream;
+  readonly api: FakeUpstream;
   status(opts?: RequestOptions): Promise<Reply>;
   /** Ends the current 10-second window and brings both upstreams back to 200. */
   reset(): Promise<void>;
+}
+
+export interface RunningStatusFixture extends StatusFixture {
   close(): Promise<void>;
 }
 
-export async function startStatusFixture(opts: StartOptions = {}): Promise<StatusFixture> {
+export async function startStatusFixture(opts: StartOptions = {}): Promise<RunningStatusFixture> {
   const broker = await FakeUpstream.start();
   const api = await FakeUpstream.start();
   const s = await startTestServer({
@@ -46,8 +50,26 @@ export async function startStatusFixture(opts: StartOptions = {}): Promise<Statu
   };
 }
 
+/** The status fixture for the tests of the file (or describe block). */
+export function useStatusFixture(opts: StartOptions | (() => StartOptions) = {}, fixture: FixtureOptions = {}): StatusFixture {
+  const get = useFixture(() => startStatusFixture(typeof opts === 'function' ? opts() : opts), (f) => f.close(), fixture);
+  return {
+    get s() {
+      return get().s;
+    },
+    get broker() {
+      return get().broker;
+    },
+    get api() {
+      return get().api;
+    },
+    status: (o) => get().status(o),
+    reset: () => get().reset(),
+  };
+}
+
 /** The value of one series of service_edge_status_check_total as /metrics shows it (0 if absent). */
-export async function statusCount(s: TestServer, component: string, ok: boolean): Promise<number> {
+export async function statusCount(s: Server, component: string, ok: boolean): Promise<number> {
   const text = (await s.request('/metrics')).text;
   const line = text
     .split('\n')

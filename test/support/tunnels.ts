@@ -2,7 +2,7 @@
 // through the REST API, and card requests with the Host header of a tunnel host.
 import assert from 'node:assert/strict';
 import type { Reply, RequestOptions } from './http.js';
-import { uniqueEmail, type TestServer } from './server.js';
+import { uniqueEmail } from './server.js';
 
 export const PASSWORD = 'correct horse battery';
 export const CARD_PATH = '/.well-known/mcp/server-card.json';
@@ -69,4 +69,3 @@ export function pinTools(s: Client, tunnelId: string, tools: unknown, token = IN
   return s.request(`/internal/tunnels/${tunnelId}/tools`, { method: 'PUT', bearer: token, body: tools });
 }
 
-export type { TestServer };

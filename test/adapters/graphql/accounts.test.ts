@@ -1,18 +1,12 @@
 // The GraphQL surface of the account area (API.md section 5): `me`, every account mutation end to
 // end, the same error code as REST for the same input, and the depth limit.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { sessionCookie, type Reply } from '../../support/http.js';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { useServer } from '../../support/server.js';
 import { assertProblem, gql, gqlCode, login, signedIn, signup, uniqueEmail, PASSWORD } from '../../support/accounts.js';
 
-let s: TestServer;
-before(async () => {
-  s = await startTestServer();
-});
-after(async () => {
-  await s.close();
-});
+const s = useServer();
 
 const M = {
   signup: 'mutation ($email: String!, $password: String!) { signup(email: $email, password: $password) { id email emailVerified slug } }',

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
+import { useSignedIn } from '../../support/accounts.js';
 import type { Reply } from '../../support/http.js';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { uniqueEmail, useServer } from '../../support/server.js';
 import {
   CARD_PATH,
   LEGACY_CARD_PATH,
@@ -9,24 +10,14 @@ import {
   createTunnel,
   customDomain,
   discoverableTunnel,
-  signIn,
-  type Owner,
 } from '../../support/tunnels.js';
 
 const SCHEMA_URL = 'https://schemas.example.test/server-card/draft.json';
 const SERVICE = 'Acme Tunnels';
 const ZONE = 'tunnels.example.test';
 
-let s: TestServer;
-let owner: Owner;
-
-before(async () => {
-  s = await startTestServer({ env: { ZONE, SERVICE_NAME: SERVICE, CARD_SCHEMA_URL: SCHEMA_URL } });
-  owner = await signIn(s, 'card');
-});
-after(async () => {
-  await s.close();
-});
+const s = useServer({ env: { ZONE, SERVICE_NAME: SERVICE, CARD_SCHEMA_URL: SCHEMA_URL } });
+const owner = useSignedIn(s, { email: uniqueEmail('card') });
 
 /** Every header but the ones that change per response (date) or per connection. */
 function stableHeaders(r: Reply): Record<string, unknown> {

@@ -2,20 +2,14 @@
 // from a foreign Origin are refused with 403 on REST and /graphql; bearer requests are not
 // subject to it; CORS headers only for an allowed origin.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { test } from 'node:test';
+import { useServer } from '../../support/server.js';
 import { assertProblem, gql, gqlCode, signedIn } from '../../support/accounts.js';
 
 const DASHBOARD = 'https://dash.example.test';
 const OTHER_ALLOWED = 'http://localhost:5173';
 const EVIL = 'https://evil.example.com';
-let s: TestServer;
-before(async () => {
-  s = await startTestServer({ env: { ALLOWED_ORIGINS: `${DASHBOARD}, ${OTHER_ALLOWED}` } });
-});
-after(async () => {
-  await s.close();
-});
+const s = useServer({ env: { ALLOWED_ORIGINS: `${DASHBOARD}, ${OTHER_ALLOWED}` } });
 
 const slugBody = (slug: string) => ({ slug });
 

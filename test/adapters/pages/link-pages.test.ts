@@ -1,16 +1,10 @@
 // The pages behind the email links (API.md section 2): 200 HTML, no third-party scripts (only
 // the same-origin /assets/link-pages.js), no Referer, and the token never echoed into the page.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { test } from 'node:test';
+import { useServer } from '../../support/server.js';
 
-let s: TestServer;
-before(async () => {
-  s = await startTestServer();
-});
-after(async () => {
-  await s.close();
-});
+const s = useServer();
 
 const TOKEN = 'abcdefghijklmnopqrstuvwxyz234567';
 

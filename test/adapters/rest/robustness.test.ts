@@ -3,25 +3,17 @@
 // (never a 5xx, never a dropped connection), and afterwards the server still answers and an
 // account created beforehand is intact.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import type { Reply, RequestOptions } from '../../support/http.js';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { useServer } from '../../support/server.js';
 import { restRoutes } from '../../../src/adapters/rest/table.js';
 import type { RestRoute } from '../../../src/adapters/rest/route.js';
-import { assertProblem, fromIp, login, randomIp, signedIn, signup, type Account, type Session } from '../../support/accounts.js';
+import { assertProblem, fromIp, login, randomIp, signedIn, signup, useSignedIn, type Account } from '../../support/accounts.js';
 
-let s: TestServer;
-let keeper: Account & Session;
+const s = useServer({ env: { TRUST_PROXY: 'true' } });
+const keeper = useSignedIn(s);
 // Hostile traffic comes from its own address, so per-IP limits never touch other tests.
 const ip = randomIp();
-
-before(async () => {
-  s = await startTestServer({ env: { TRUST_PROXY: 'true' } });
-  keeper = await signedIn(s);
-});
-after(async () => {
-  await s.close();
-});
 
 const writes = restRoutes.filter((r) => r.method !== 'GET');
 

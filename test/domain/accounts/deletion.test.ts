@@ -2,17 +2,11 @@
 // every session dies at once and everything the account owns is gone.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { after, before, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { test } from 'node:test';
+import { useServer } from '../../support/server.js';
 import { assertProblem, gql, login, signedIn, signup, type Account } from '../../support/accounts.js';
 
-let s: TestServer;
-before(async () => {
-  s = await startTestServer();
-});
-after(async () => {
-  await s.close();
-});
+const s = useServer();
 
 const del = (token: string | undefined, body: unknown) =>
   s.request('/api/account', { method: 'DELETE', body, ...(token ? { bearer: token } : {}) });

@@ -1,17 +1,11 @@
 // POST /auth/change-email and /auth/confirm-email-change (SPEC 3.2, API.md section 4).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { test } from 'node:test';
+import { useServer } from '../../support/server.js';
 import { assertProblem, login, signedIn, signup, uniqueEmail } from '../../support/accounts.js';
 
 const APP_URL = 'https://app.example.test';
-let s: TestServer;
-before(async () => {
-  s = await startTestServer({ env: { APP_URL } });
-});
-after(async () => {
-  await s.close();
-});
+const s = useServer({ env: { APP_URL } });
 
 const change = (token: string | undefined, body: Record<string, unknown>) =>
   s.request('/auth/change-email', { method: 'POST', body, ...(token ? { bearer: token } : {}) });

@@ -1,18 +1,12 @@
 // POST /auth/login: the answer, the cookie, the login alert by network, the attempt limits, and
 // an unknown email that cannot be told from a wrong password (API.md sections 3 and 4).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { sessionCookie } from '../../support/http.js';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { useServer } from '../../support/server.js';
 import { assertProblem, fromIp, login, randomIp, signup, uniqueEmail, type Account } from '../../support/accounts.js';
 
-let s: TestServer;
-before(async () => {
-  s = await startTestServer({ env: { TRUST_PROXY: 'true' } });
-});
-after(async () => {
-  await s.close();
-});
+const s = useServer({ env: { TRUST_PROXY: 'true' } });
 
 const attempt = (email: string, password: string, ip: string) =>
   s.request('/auth/login', { method: 'POST', body: { email, password }, headers: fromIp(ip) });

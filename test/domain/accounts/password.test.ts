@@ -2,18 +2,12 @@
 // re-hash on login when the parameters change.
 import assert from 'node:assert/strict';
 import argon2 from 'argon2';
-import { after, before, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { test } from 'node:test';
+import { useServer } from '../../support/server.js';
 import { assertProblem, login, signedIn, signup, uniqueEmail } from '../../support/accounts.js';
 
 const APP_URL = 'https://app.example.test';
-let s: TestServer;
-before(async () => {
-  s = await startTestServer({ env: { APP_URL } });
-});
-after(async () => {
-  await s.close();
-});
+const s = useServer({ env: { APP_URL } });
 
 /** "argon2id m=19456 t=2 p=1" from a PHC string, whatever order the parameters come in. */
 function argonParams(hash: string | null): string {

@@ -1,17 +1,11 @@
 // POST /auth/signup, /auth/verify-email, /auth/resend-verification (API.md section 4, SPEC 3.1).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { test } from 'node:test';
+import { useServer } from '../../support/server.js';
 import { assertProblem, login, signup, uniqueEmail, verify } from '../../support/accounts.js';
 
 const APP_URL = 'https://app.example.test';
-let s: TestServer;
-before(async () => {
-  s = await startTestServer({ env: { APP_URL } });
-});
-after(async () => {
-  await s.close();
-});
+const s = useServer({ env: { APP_URL } });
 
 const DAY = 24 * 3600_000;
 

@@ -2,17 +2,11 @@
 // PATCH /api/account/slug under every rule; 409 when taken, 400 for a rule violation.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { test } from 'node:test';
+import { useServer } from '../../support/server.js';
 import { assertProblem, gql, gqlCode, signedIn, signup } from '../../support/accounts.js';
 
-let s: TestServer;
-before(async () => {
-  s = await startTestServer();
-});
-after(async () => {
-  await s.close();
-});
+const s = useServer();
 
 const RESERVED = ['api', 'www', 'admin', 'login', 'dashboard', 'status', 'mail', 'app', 'auth', 'docs', 'help', 'support', 'static'];
 

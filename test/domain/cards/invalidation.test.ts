@@ -1,8 +1,8 @@
 // Every change that alters a card shows on the very next request, though the card is cached.
 // Each test first warms the cache with the old answer, so it is the invalidation that is tested.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { test } from 'node:test';
+import { useServer } from '../../support/server.js';
 import {
   INTERNAL_TOKEN,
   PASSWORD,
@@ -17,14 +17,7 @@ import {
 } from '../../support/tunnels.js';
 
 const ZONE = 'tunnels.localhost';
-let s: TestServer;
-
-before(async () => {
-  s = await startTestServer({ env: { INTERNAL_API_TOKEN: INTERNAL_TOKEN } });
-});
-after(async () => {
-  await s.close();
-});
+const s = useServer({ env: { INTERNAL_API_TOKEN: INTERNAL_TOKEN } });
 
 test('the card is served from cache: a database edit that bypasses the service is not seen', async () => {
   const owner = await signIn(s);

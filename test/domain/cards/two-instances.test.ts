@@ -4,8 +4,8 @@
 // on the real backends (the memory cache is one instance by definition), so the suite exists
 // only when DATABASE_URL and REDIS_URL are set; CI runs the suite on both backends.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { describe, test } from 'node:test';
+import { useServer } from '../../support/server.js';
 import {
   INTERNAL_TOKEN,
   PASSWORD,
@@ -23,17 +23,8 @@ const ZONE = 'tunnels.localhost';
 
 if (process.env.DATABASE_URL && process.env.REDIS_URL) {
   describe('two instances on one PostgreSQL and Redis', () => {
-    let a: TestServer;
-    let b: TestServer;
-
-    before(async () => {
-      a = await startTestServer({ env: { INTERNAL_API_TOKEN: INTERNAL_TOKEN } });
-      b = await startTestServer({ smtp: a.smtp, env: { INTERNAL_API_TOKEN: INTERNAL_TOKEN } });
-    });
-    after(async () => {
-      await b.close();
-      await a.close();
-    });
+    const a = useServer({ env: { INTERNAL_API_TOKEN: INTERNAL_TOKEN } });
+    const b = useServer(() => ({ smtp: a.smtp, env: { INTERNAL_API_TOKEN: INTERNAL_TOKEN } }));
 
     /** Both instances' caches hold the answer (B asked twice: Redis, then in process). */
     async function warm(host: string, status: number): Promise<void> {

@@ -2,14 +2,15 @@
 // Redis, on real backends) through loopback proxies the test can cut or silence. The first
 // instance stays healthy and is where accounts and tunnels are made.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../support/server.js';
-import { card, discoverableTunnel, signIn, type Owner } from '../../support/tunnels.js';
+import { test } from 'node:test';
+import { useSignedIn } from '../../support/accounts.js';
+import { startTestServer, uniqueEmail, useServer, type TestServer } from '../../support/server.js';
+import { card, discoverableTunnel } from '../../support/tunnels.js';
 import { TcpProxy } from '../../support/tcp-proxy.js';
 
 const ZONE = 'tunnels.localhost';
-let healthy: TestServer;
-let owner: Owner;
+const healthy = useServer();
+const owner = useSignedIn(healthy, { email: uniqueEmail('down') });
 
 async function proxiedInstance(): Promise<{ server: TestServer; proxies: TcpProxy[] }> {
   const db = new URL(healthy.deps.database.url);
@@ -25,14 +26,6 @@ async function proxiedInstance(): Promise<{ server: TestServer; proxies: TcpProx
   const server = await startTestServer({ smtp: healthy.smtp, env });
   return { server, proxies };
 }
-
-before(async () => {
-  healthy = await startTestServer();
-  owner = await signIn(healthy, 'down');
-});
-after(async () => {
-  await healthy.close();
-});
 
 test('cache and database unreachable: an uncached host answers 502 at once; a cached card is still served', async () => {
   const { server, proxies } = await proxiedInstance();

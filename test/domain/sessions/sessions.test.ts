@@ -3,17 +3,11 @@
 // once a minute.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { after, before, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { test } from 'node:test';
+import { useServer } from '../../support/server.js';
 import { assertProblem, fromIp, login, signedIn, signup } from '../../support/accounts.js';
 
-let s: TestServer;
-before(async () => {
-  s = await startTestServer({ env: { TRUST_PROXY: 'true' } });
-});
-after(async () => {
-  await s.close();
-});
+const s = useServer({ env: { TRUST_PROXY: 'true' } });
 
 const DAY = 24 * 3600_000;
 const me = (token: string) => s.request('/api/account', { bearer: token });

@@ -3,27 +3,18 @@
 // Without REDIS_URL each instance has its own memory store and database, so the tests below are
 // defined only when the shared backends are configured (CI runs both backends).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { test } from 'node:test';
+import { useFixture } from '../../support/fixture.js';
+import { useServer } from '../../support/server.js';
 import { TestSmtp } from '../../support/smtp.js';
 import { assertProblem, login, signup } from '../../support/accounts.js';
 
 const shared = Boolean(process.env.REDIS_URL && process.env.DATABASE_URL);
 
 if (shared) {
-  let smtp: TestSmtp;
-  let a: TestServer;
-  let b: TestServer;
-  before(async () => {
-    smtp = await TestSmtp.start();
-    a = await startTestServer({ smtp });
-    b = await startTestServer({ smtp });
-  });
-  after(async () => {
-    await a.close();
-    await b.close();
-    await smtp.close();
-  });
+  const smtp = useFixture(() => TestSmtp.start(), (m) => m.close());
+  const a = useServer(() => ({ smtp: smtp() }));
+  const b = useServer(() => ({ smtp: smtp() }));
 
   test('the resend-verification cap (5 per 15 minutes) is shared by two instances', async () => {
     const account = await signup(a);

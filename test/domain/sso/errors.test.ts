@@ -1,23 +1,15 @@
 // Callback failures (state, provider errors, failing token endpoints) create nothing; unknown and
 // disabled providers are 404; unlinking never removes the last way to sign in.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { LAST_METHOD_MESSAGE } from '../../../src/domain/sso/unlink.js';
 import { request, sessionCookie } from '../../support/http.js';
-import { startTestServer, uniqueEmail, type TestServer } from '../../support/server.js';
-import { FakeProviders } from '../../support/fake-providers.js';
+import { startTestServer, uniqueEmail, useServer } from '../../support/server.js';
+import { useFakeProviders } from '../../support/fake-providers.js';
 import { APP_URL, Browser, accountOf, appRedirect, fakeUser, roundTrip, signupAndLogin } from '../../support/sso-browser.js';
 
-let s: TestServer;
-let fake: FakeProviders;
-before(async () => {
-  fake = await FakeProviders.start();
-  s = await startTestServer({ env: { ...fake.env(), APP_URL } });
-});
-after(async () => {
-  await s.close();
-  await fake.close();
-});
+const fake = useFakeProviders();
+const s = useServer(() => ({ env: { ...fake.env(), APP_URL } }));
 
 const accountsWith = (email: string) => s.deps.db.account.count({ where: { emailNormalized: email.toLowerCase() } });
 

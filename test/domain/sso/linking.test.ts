@@ -1,23 +1,15 @@
 // Linking: an SSO email that matches a password account waits for the password (pending link),
 // a password-less account is never merged, and intent=link binds to the signed-in account only.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { hashToken } from '../../../src/infra/crypto/tokens.js';
 import { request, sessionCookie } from '../../support/http.js';
-import { startTestServer, uniqueEmail, type TestServer } from '../../support/server.js';
-import { FakeProviders } from '../../support/fake-providers.js';
+import { uniqueEmail, useServer } from '../../support/server.js';
+import { useFakeProviders } from '../../support/fake-providers.js';
 import { APP_URL, Browser, accountOf, appRedirect, fakeUser, roundTrip, signupAndLogin } from '../../support/sso-browser.js';
 
-let s: TestServer;
-let fake: FakeProviders;
-before(async () => {
-  fake = await FakeProviders.start();
-  s = await startTestServer({ env: { ...fake.env(), APP_URL } });
-});
-after(async () => {
-  await s.close();
-  await fake.close();
-});
+const fake = useFakeProviders();
+const s = useServer(() => ({ env: { ...fake.env(), APP_URL } }));
 
 const PASSWORD = 'correct horse battery';
 

@@ -2,23 +2,15 @@
 // issue shared with password logins, and what never reaches the browser.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { hashToken } from '../../../src/infra/crypto/tokens.js';
 import { sessionCookie } from '../../support/http.js';
-import { startTestServer, uniqueEmail, type TestServer } from '../../support/server.js';
-import { FakeProviders } from '../../support/fake-providers.js';
+import { uniqueEmail, useServer } from '../../support/server.js';
+import { useFakeProviders } from '../../support/fake-providers.js';
 import { APP_URL, Browser, accountOf, appRedirect, fakeUser, roundTrip } from '../../support/sso-browser.js';
 
-let s: TestServer;
-let fake: FakeProviders;
-before(async () => {
-  fake = await FakeProviders.start();
-  s = await startTestServer({ env: { ...fake.env(), APP_URL, TRUST_PROXY: 'true', BASE_URL: 'http://localhost:4000' } });
-});
-after(async () => {
-  await s.close();
-  await fake.close();
-});
+const fake = useFakeProviders();
+const s = useServer(() => ({ env: { ...fake.env(), APP_URL, TRUST_PROXY: 'true', BASE_URL: 'http://localhost:4000' } }));
 
 test('google start redirects to the provider with a browser-bound state and an S256 PKCE challenge only', async () => {
   const browser = new Browser();

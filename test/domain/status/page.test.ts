@@ -2,17 +2,17 @@
 // checked_at, one row per component with a green "ok" or red "down" marker, readable on a phone.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { after, before, test } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
-import { startStatusFixture, ZONE, type StatusFixture } from '../../support/status.js';
+import { test } from 'node:test';
+import { chromium } from 'playwright-core';
+import { useFixture } from '../../support/fixture.js';
+import { useStatusFixture, ZONE } from '../../support/status.js';
 
 const ARTIFACTS = new URL('../../../test-artifacts/', import.meta.url);
 
-let f: StatusFixture;
-let browser: Browser;
-before(async () => {
-  f = await startStatusFixture();
-  browser = await chromium.launch({
+const f = useStatusFixture();
+const browser = useFixture(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: [
       '--headless',
@@ -27,12 +27,7 @@ before(async () => {
       `--host-resolver-rules=MAP ${ZONE} 127.0.0.1`,
     ],
   });
-  mkdirSync(ARTIFACTS, { recursive: true });
-});
-after(async () => {
-  await browser?.close();
-  await f.close();
-});
+}, (b) => b.close());
 
 /** "rgb(26, 127, 55)" → [26, 127, 55] */
 const rgb = (css: string): number[] => (css.match(/\d+/g) ?? []).slice(0, 3).map(Number);
@@ -41,7 +36,7 @@ const isRed = ([r = 0, g = 0, b = 0]: number[]) => r > g + 80 && r > b + 80;
 
 async function openStatusPage(screenshot: string) {
   // A phone-sized viewport; the browser sends its own Accept header (text/html first).
-  const context = await browser.newContext({
+  const context = await browser().newContext({
     viewport: { width: 390, height: 844 },
     deviceScaleFactor: 2,
     isMobile: true,

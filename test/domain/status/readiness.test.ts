@@ -1,16 +1,10 @@
 // Liveness and readiness: /healthz answers on both hosts while the process runs; /readyz on the
 // API host answers 200 only while the database and the cache are reachable.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { startStatusFixture, ZONE, type StatusFixture } from '../../support/status.js';
+import { test } from 'node:test';
+import { ZONE, useStatusFixture } from '../../support/status.js';
 
-let f: StatusFixture;
-before(async () => {
-  f = await startStatusFixture();
-});
-after(async () => {
-  await f.close();
-});
+const f = useStatusFixture();
 
 test('/healthz answers 200 "ok" on the API host and on the zone host', async () => {
   for (const host of ['localhost', ZONE]) {

@@ -1,17 +1,11 @@
 // Single flight: a cold cache under concurrent requests probes each upstream once, on one
 // instance and, through the shared cache (Redis), across instances.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { startTestServer, type TestServer } from '../../support/server.js';
-import { startStatusFixture, statusCount, ZONE, type StatusFixture } from '../../support/status.js';
+import { statusCount, ZONE, useStatusFixture } from '../../support/status.js';
 
-let f: StatusFixture;
-before(async () => {
-  f = await startStatusFixture();
-});
-after(async () => {
-  await f.close();
-});
+const f = useStatusFixture();
 
 test('concurrent requests on a cold cache: one probe per component, one counted refresh', async () => {
   await f.reset();

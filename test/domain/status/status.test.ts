@@ -1,16 +1,10 @@
 // GET /status on the zone host (SPEC 2.6, 4.4): body, codes, probe outcomes and the 10 s window.
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, test } from 'node:test';
+import { beforeEach, test } from 'node:test';
 import { loadConfig } from '../../../src/infra/config.js';
-import { startStatusFixture, type StatusFixture } from '../../support/status.js';
+import { startStatusFixture, useStatusFixture } from '../../support/status.js';
 
-let f: StatusFixture;
-before(async () => {
-  f = await startStatusFixture();
-});
-after(async () => {
-  await f.close();
-});
+const f = useStatusFixture();
 beforeEach(async () => {
   await f.reset();
 });

@@ -1,18 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../support/server.js';
-import { INTERNAL_TOKEN, card, createTunnel, discoverableTunnel, pinTools, signIn, type Owner } from '../../support/tunnels.js';
+import { test } from 'node:test';
+import { useSignedIn } from '../../support/accounts.js';
+import { useServer } from '../../support/server.js';
+import { INTERNAL_TOKEN, card, createTunnel, discoverableTunnel, pinTools } from '../../support/tunnels.js';
 
-let s: TestServer;
-let owner: Owner;
-
-before(async () => {
-  s = await startTestServer({ env: { INTERNAL_API_TOKEN: INTERNAL_TOKEN } });
-  owner = await signIn(s);
-});
-after(async () => {
-  await s.close();
-});
+const s = useServer({ env: { INTERNAL_API_TOKEN: INTERNAL_TOKEN } });
+const owner = useSignedIn(s);
 
 const toolsList = {
   tools: [

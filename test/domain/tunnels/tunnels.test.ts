@@ -1,21 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../support/server.js';
-import { createTunnel, customDomain, patchTunnel, signIn, uniqueSubdomain, type Owner } from '../../support/tunnels.js';
+import { test } from 'node:test';
+import { useSignedIn } from '../../support/accounts.js';
+import { useServer } from '../../support/server.js';
+import { createTunnel, customDomain, patchTunnel, signIn, uniqueSubdomain } from '../../support/tunnels.js';
 
-let s: TestServer;
-let owner: Owner;
-let other: Owner;
+const s = useServer();
+const owner = useSignedIn(s);
+const other = useSignedIn(s);
 const ZONE = 'tunnels.localhost';
-
-before(async () => {
-  s = await startTestServer();
-  owner = await signIn(s);
-  other = await signIn(s);
-});
-after(async () => {
-  await s.close();
-});
 
 test('POST /api/tunnels creates a tunnel with the API.md shape, not discoverable, no tools pinned', async () => {
   const subdomain = uniqueSubdomain('shape');

@@ -6,19 +6,13 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { applyMigrations, readMigrations } from '../../../src/infra/db/migrate.js';
 import { MIGRATIONS_DIR } from '../../../src/deps.js';
 import { getDatamodel } from '../../../src/generated/pothos-prisma-types.js';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { startTestServer, useServer } from '../../support/server.js';
 
-let s: TestServer;
-before(async () => {
-  s = await startTestServer();
-});
-after(async () => {
-  await s.close();
-});
+const s = useServer();
 
 interface RuntimeModel {
   dbName: string | null;

@@ -3,19 +3,12 @@
 // X-Email-Kind header.
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
-import { after, before, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { test } from 'node:test';
+import { startTestServer, useServer } from '../../support/server.js';
 import { TestSmtp } from '../../support/smtp.js';
 import { login, signup, verify } from '../../support/accounts.js';
 
-let s: TestServer;
-before(async () => {
-  s = await startTestServer();
-});
-after(async () => {
-  s.smtp.failing = false;
-  await s.close();
-});
+const s = useServer();
 
 test('every kind of email arrives through SMTP with its X-Email-Kind header', async () => {
   const a = await signup(s);

@@ -2,17 +2,11 @@
 // edge counted once per refresh), default process metrics, route-pattern duration labels, and
 // the METRICS_TOKEN bearer.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { startTestServer } from '../../support/server.js';
-import { startStatusFixture, statusCount, type StatusFixture } from '../../support/status.js';
+import { statusCount, useStatusFixture } from '../../support/status.js';
 
-let f: StatusFixture;
-before(async () => {
-  f = await startStatusFixture();
-});
-after(async () => {
-  await f.close();
-});
+const f = useStatusFixture();
 
 test('each refresh counts one outcome per component; cached answers count nothing', async () => {
   await f.reset();

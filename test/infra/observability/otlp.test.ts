@@ -2,9 +2,10 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { startTracing, type Tracing } from '../../../src/infra/observability/tracing.js';
-import { startStatusFixture, type StatusFixture } from '../../support/status.js';
+import { useFixture } from '../../support/fixture.js';
+import { useStatusFixture } from '../../support/status.js';
 
 const received: { path: string; body: Buffer }[] = [];
 const collector = createServer((req, res) => {
@@ -16,25 +17,25 @@ const collector = createServer((req, res) => {
   });
 });
 
-let f: StatusFixture;
-let tracing: Tracing | null;
-before(async () => {
-  await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
-  const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}/`;
-  f = await startStatusFixture({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } });
-  tracing = await startTracing(f.s.deps.config);
-});
-after(async () => {
-  await f.close();
-  await tracing?.shutdown();
-  collector.close();
-});
+const endpoint = useFixture(
+  async () => {
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(collector.address() as AddressInfo).port}/`;
+  },
+  async () => void collector.close(),
+);
+const f = useStatusFixture(() => ({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint() } }));
+const tracing = useFixture<Tracing | null>(
+  () => startTracing(f.s.deps.config),
+  async (t) => t?.shutdown(),
+);
 
 test('the edge.status_check span is exported to the OTLP collector', async () => {
-  assert.ok(tracing, 'tracing starts when the endpoint is configured');
+  const exporter = tracing();
+  assert.ok(exporter, 'tracing starts when the endpoint is configured');
   await f.reset();
   await f.status();
-  await tracing.flush();
+  await exporter.flush();
   const traces = received.filter((r) => r.path === '/v1/traces');
   assert.ok(traces.length >= 1, 'the collector received an export');
   assert.ok(

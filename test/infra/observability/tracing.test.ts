@@ -1,22 +1,16 @@
 // The refresh runs inside a span named edge.status_check (SPEC 6), captured here in memory.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { startStatusFixture, type StatusFixture } from '../../support/status.js';
+import { useStatusFixture } from '../../support/status.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 provider.register();
 
-let f: StatusFixture;
-before(async () => {
-  f = await startStatusFixture();
-});
-after(async () => {
-  await f.close();
-  await provider.shutdown();
-});
+const f = useStatusFixture();
+after(() => provider.shutdown());
 
 test('a refresh records one edge.status_check span with the outcome; cached answers record none', async () => {
   await f.reset();
