@@ -1,9 +1,9 @@
-// Shared steps of the account tests: sign up, verify, sign in, and the two ways to assert an
-// error (problem+json over REST, extensions.code over GraphQL).
+// Accounts as tests make them, over HTTP like a client: sign up, verify, sign in. signedIn() is
+// the one signed-in-user helper; useSignedIn() makes one per file.
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { useFixture } from './fixture.js';
-import { sessionCookie, type Reply, type RequestOptions } from './http.js';
+import { sessionCookie } from './http.js';
 import { uniqueEmail, type Server } from './server.js';
 
 export const PASSWORD = 'correct horse battery';
@@ -94,35 +94,3 @@ export function useSignedIn(s: Server, opts: SignupOptions = {}): SignedIn {
     },
   };
 }
-
-/** Asserts an RFC 9457 problem with the catalog code (API.md section 3). */
-export function assertProblem(r: Reply, status: number, code: string): void {
-  assert.equal(r.status, status, `expected ${status} ${code}, got ${r.status}: ${r.text}`);
-  assert.match(String(r.headers['content-type']), /^application\/problem\+json/);
-  assert.equal(r.json.status, status);
-  assert.equal(r.json.code, code);
-  assert.equal(typeof r.json.title, 'string');
-  assert.equal(typeof r.json.detail, 'string');
-  assert.equal(typeof r.json.type, 'string');
-  if (status === 429) assert.match(String(r.headers['retry-after']), /^[1-9]\d*$/);
-}
-
-export function gql(
-  s: Server,
-  query: string,
-  variables: Record<string, unknown> = {},
-  opts: RequestOptions = {},
-): Promise<Reply> {
-  return s.request('/graphql', { method: 'POST', ...opts, body: { query, variables } });
-}
-
-/** extensions.code of the first GraphQL error (null when the operation succeeded). */
-export function gqlCode(r: Reply): string | null {
-  return r.json?.errors?.[0]?.extensions?.code ?? null;
-}
-
-export async function authed(s: Server, path: string, token: string, opts: RequestOptions = {}): Promise<Reply> {
-  return s.request(path, { ...opts, bearer: token });
-}
-
-export { uniqueEmail };

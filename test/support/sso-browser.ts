@@ -75,14 +75,6 @@ export function fakeUser(email: string, emailVerified = true): FakeUser {
   return { id: String(Date.now() * 1000 + (process.pid % 1000) * 10 + n), email, emailVerified };
 }
 
-export async function signupAndLogin(s: Server, email: string, password = 'correct horse battery'): Promise<string> {
-  const signup = await s.request('/auth/signup', { method: 'POST', body: { email, password } });
-  assert.equal(signup.status, 201);
-  const login = await s.request('/auth/login', { method: 'POST', body: { email, password } });
-  assert.equal(login.status, 200);
-  return login.json.token as string;
-}
-
 export async function accountOf(s: Server, auth: { bearer?: string; cookie?: string }): Promise<Reply> {
   return s.request('/api/account', auth.bearer ? { bearer: auth.bearer } : { cookie: `session=${auth.cookie}` });
 }

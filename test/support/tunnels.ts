@@ -1,32 +1,16 @@
-// Shared steps of the tunnel and card tests: an account signed in over HTTP, its tunnels made
-// through the REST API, and card requests with the Host header of a tunnel host.
+// Shared steps of the tunnel and card tests: tunnels of a signed-in account (signedIn() in
+// accounts.ts) made through the REST API, and card requests with the Host header of a tunnel host.
 import assert from 'node:assert/strict';
+import type { Session } from './accounts.js';
 import type { Reply, RequestOptions } from './http.js';
-import { uniqueEmail } from './server.js';
+import type { Server } from './server.js';
 
-export const PASSWORD = 'correct horse battery';
 export const CARD_PATH = '/.well-known/mcp/server-card.json';
 export const LEGACY_CARD_PATH = '/.well-known/mcp-server-card.json';
 
-export interface Owner {
-  email: string;
-  token: string;
-  slug: string;
-  id: string;
-}
-
-interface Client {
-  request(path: string, opts?: RequestOptions): Promise<Reply>;
-}
-
-export async function signIn(s: Client, prefix = 'tun'): Promise<Owner> {
-  const email = uniqueEmail(prefix);
-  const signup = await s.request('/auth/signup', { method: 'POST', body: { email, password: PASSWORD } });
-  assert.equal(signup.status, 201, signup.text);
-  const login = await s.request('/auth/login', { method: 'POST', body: { email, password: PASSWORD } });
-  assert.equal(login.status, 200, login.text);
-  return { email, token: login.json.token, slug: signup.json.slug, id: signup.json.id };
-}
+type Client = Pick<Server, 'request'>;
+/** The tunnels' owner: its bearer token. */
+type Owner = Pick<Session, 'token'>;
 
 let n = 0;
 /** A subdomain unique within the test run (the database is shared between runs on real backends). */

@@ -2,9 +2,11 @@
 // end, the same error code as REST for the same input, and the depth limit.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { login, PASSWORD, signedIn, signup } from '../../support/accounts.js';
+import { gql, gqlCode } from '../../support/graphql.js';
 import { sessionCookie, type Reply } from '../../support/http.js';
-import { useServer } from '../../support/server.js';
-import { assertProblem, gql, gqlCode, login, signedIn, signup, uniqueEmail, PASSWORD } from '../../support/accounts.js';
+import { assertProblem } from '../../support/problem.js';
+import { uniqueEmail, useServer } from '../../support/server.js';
 
 const s = useServer();
 

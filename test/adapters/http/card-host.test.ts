@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { useSignedIn } from '../../support/accounts.js';
 import type { Reply } from '../../support/http.js';
+import { assertProblem } from '../../support/problem.js';
 import { uniqueEmail, useServer } from '../../support/server.js';
 import {
   CARD_PATH,
@@ -133,8 +134,7 @@ test('a non-discoverable tunnel answers a 404 byte-identical to an unknown host,
     await card(s, shown.host, { path: '/' }),
   ];
   const [reference] = replies;
-  assert.equal(reference!.status, 404);
-  assert.equal(reference!.json.code, 'NOT_FOUND');
+  assertProblem(reference!, 404, 'NOT_FOUND');
   for (const r of replies) {
     assert.equal(r.status, 404);
     assert.equal(r.text, reference!.text);

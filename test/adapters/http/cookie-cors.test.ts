@@ -3,8 +3,10 @@
 // subject to it; CORS headers only for an allowed origin.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { signedIn } from '../../support/accounts.js';
+import { gql, gqlCode } from '../../support/graphql.js';
+import { assertProblem } from '../../support/problem.js';
 import { useServer } from '../../support/server.js';
-import { assertProblem, gql, gqlCode, signedIn } from '../../support/accounts.js';
 
 const DASHBOARD = 'https://dash.example.test';
 const OTHER_ALLOWED = 'http://localhost:5173';

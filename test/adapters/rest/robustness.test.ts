@@ -5,10 +5,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Reply, RequestOptions } from '../../support/http.js';
+import { fromIp, login, randomIp, signedIn, signup, useSignedIn, type Account } from '../../support/accounts.js';
+import { assertProblem } from '../../support/problem.js';
 import { useServer } from '../../support/server.js';
 import { restRoutes } from '../../../src/adapters/rest/table.js';
 import type { RestRoute } from '../../../src/adapters/rest/route.js';
-import { assertProblem, fromIp, login, randomIp, signedIn, signup, useSignedIn, type Account } from '../../support/accounts.js';
 
 const s = useServer({ env: { TRUST_PROXY: 'true' } });
 const keeper = useSignedIn(s);

@@ -3,8 +3,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { test } from 'node:test';
+import { login, signedIn, signup, type Account } from '../../support/accounts.js';
+import { gql } from '../../support/graphql.js';
+import { assertProblem } from '../../support/problem.js';
 import { useServer } from '../../support/server.js';
-import { assertProblem, gql, login, signedIn, signup, type Account } from '../../support/accounts.js';
 
 const s = useServer();
 
@@ -117,9 +119,10 @@ test('delete answers 204; every session fails on its next request and every owne
     401,
     'UNAUTHENTICATED',
   );
-  // The email and slug are free again.
+  // The email is free again; the slug is held for 30 days (no one may take over its tunnel hosts).
   const again = await signup(s, { email: a.email });
-  assert.equal(again.slug, a.slug);
+  assert.notEqual(again.slug, a.slug);
+  assert.ok(again.slug.startsWith(`${a.slug}-`), again.slug);
 });
 
 test('deleteAccount over GraphQL (cookie) clears the cookie and kills the session', async () => {

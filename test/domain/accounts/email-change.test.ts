@@ -1,8 +1,9 @@
 // POST /auth/change-email and /auth/confirm-email-change (SPEC 3.2, API.md section 4).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { useServer } from '../../support/server.js';
-import { assertProblem, login, signedIn, signup, uniqueEmail } from '../../support/accounts.js';
+import { login, signedIn, signup } from '../../support/accounts.js';
+import { assertProblem } from '../../support/problem.js';
+import { uniqueEmail, useServer } from '../../support/server.js';
 
 const APP_URL = 'https://app.example.test';
 const s = useServer({ env: { APP_URL } });

@@ -2,9 +2,10 @@
 // an unknown email that cannot be told from a wrong password (API.md sections 3 and 4).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { fromIp, login, randomIp, signup, type Account } from '../../support/accounts.js';
 import { sessionCookie } from '../../support/http.js';
-import { useServer } from '../../support/server.js';
-import { assertProblem, fromIp, login, randomIp, signup, uniqueEmail, type Account } from '../../support/accounts.js';
+import { assertProblem } from '../../support/problem.js';
+import { uniqueEmail, useServer } from '../../support/server.js';
 
 const s = useServer({ env: { TRUST_PROXY: 'true' } });
 

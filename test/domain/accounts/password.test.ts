@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict';
 import argon2 from 'argon2';
 import { test } from 'node:test';
-import { useServer } from '../../support/server.js';
-import { assertProblem, login, signedIn, signup, uniqueEmail } from '../../support/accounts.js';
+import { login, signedIn, signup } from '../../support/accounts.js';
+import { assertProblem } from '../../support/problem.js';
+import { uniqueEmail, useServer } from '../../support/server.js';
 
 const APP_URL = 'https://app.example.test';
 const s = useServer({ env: { APP_URL } });

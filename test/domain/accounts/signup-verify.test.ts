@@ -1,8 +1,9 @@
 // POST /auth/signup, /auth/verify-email, /auth/resend-verification (API.md section 4, SPEC 3.1).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { useServer } from '../../support/server.js';
-import { assertProblem, login, signup, uniqueEmail, verify } from '../../support/accounts.js';
+import { login, signup, verify } from '../../support/accounts.js';
+import { assertProblem } from '../../support/problem.js';
+import { uniqueEmail, useServer } from '../../support/server.js';
 
 const APP_URL = 'https://app.example.test';
 const s = useServer({ env: { APP_URL } });

@@ -3,8 +3,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
+import { signedIn, signup } from '../../support/accounts.js';
+import { gql, gqlCode } from '../../support/graphql.js';
+import { assertProblem } from '../../support/problem.js';
 import { useServer } from '../../support/server.js';
-import { assertProblem, gql, gqlCode, signedIn, signup } from '../../support/accounts.js';
 
 const s = useServer();
 

@@ -2,17 +2,16 @@
 // Each test first warms the cache with the old answer, so it is the invalidation that is tested.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { signedIn } from '../../support/accounts.js';
 import { useServer } from '../../support/server.js';
 import {
   INTERNAL_TOKEN,
-  PASSWORD,
   card,
   createTunnel,
   customDomain,
   discoverableTunnel,
   patchTunnel,
   pinTools,
-  signIn,
   uniqueSubdomain,
 } from '../../support/tunnels.js';
 
@@ -20,7 +19,7 @@ const ZONE = 'tunnels.localhost';
 const s = useServer({ env: { INTERNAL_API_TOKEN: INTERNAL_TOKEN } });
 
 test('the card is served from cache: a database edit that bypasses the service is not seen', async () => {
-  const owner = await signIn(s);
+  const owner = await signedIn(s);
   const t = await discoverableTunnel(s, owner);
   assert.equal((await card(s, t.host)).status, 200);
   await s.deps.db.tunnel.update({ where: { id: t.id }, data: { discoverable: false } });
@@ -28,7 +27,7 @@ test('the card is served from cache: a database edit that bypasses the service i
 });
 
 test('discoverable true → false → true flips the card on the next request', async () => {
-  const owner = await signIn(s);
+  const owner = await signedIn(s);
   const t = await createTunnel(s, owner);
   assert.equal((await card(s, t.host)).status, 404);
   await patchTunnel(s, owner, t.id, { discoverable: true });
@@ -40,7 +39,7 @@ test('discoverable true → false → true flips the card on the next request', 
 });
 
 test('newly pinned tools show on the next request with a new ETag; the old ETag no longer gives 304', async () => {
-  const owner = await signIn(s);
+  const owner = await signedIn(s);
   const t = await discoverableTunnel(s, owner);
   const before = await card(s, t.host);
   assert.deepEqual(before.json.tools, []);
@@ -52,7 +51,7 @@ test('newly pinned tools show on the next request with a new ETag; the old ETag 
 });
 
 test('setting, moving and clearing the custom domain moves the card at once', async () => {
-  const owner = await signIn(s);
+  const owner = await signedIn(s);
   const t = await discoverableTunnel(s, owner);
   const first = customDomain('first');
   const second = customDomain('second');
@@ -71,7 +70,7 @@ test('setting, moving and clearing the custom domain moves the card at once', as
 });
 
 test('renaming the subdomain moves the card to the new host', async () => {
-  const owner = await signIn(s);
+  const owner = await signedIn(s);
   const t = await discoverableTunnel(s, owner);
   const sub = uniqueSubdomain('renamed');
   const newHost = `${sub}--${owner.slug}.${ZONE}`;
@@ -87,7 +86,7 @@ test('renaming the subdomain moves the card to the new host', async () => {
 });
 
 test('an account slug rename moves every card of the account, custom domains renamed in place', async () => {
-  const owner = await signIn(s);
+  const owner = await signedIn(s);
   const domain = customDomain('slug');
   const t = await discoverableTunnel(s, owner, { custom_domain: domain });
   const newSlug = `rn-${Date.now().toString(36)}`;
@@ -105,7 +104,7 @@ test('an account slug rename moves every card of the account, custom domains ren
 });
 
 test('deleting a tunnel stops its card on both hosts at once', async () => {
-  const owner = await signIn(s);
+  const owner = await signedIn(s);
   const domain = customDomain('del');
   const t = await discoverableTunnel(s, owner, { custom_domain: domain });
   assert.equal((await card(s, t.host)).status, 200);
@@ -116,18 +115,18 @@ test('deleting a tunnel stops its card on both hosts at once', async () => {
 });
 
 test('deleting the account stops every card of it at once', async () => {
-  const owner = await signIn(s);
+  const owner = await signedIn(s);
   const domain = customDomain('acct');
   const a = await discoverableTunnel(s, owner, { custom_domain: domain });
   const b = await discoverableTunnel(s, owner);
   for (const host of [a.host, domain, b.host]) assert.equal((await card(s, host)).status, 200);
-  const del = await s.request('/api/account', { method: 'DELETE', bearer: owner.token, body: { email: owner.email, password: PASSWORD } });
+  const del = await s.request('/api/account', { method: 'DELETE', bearer: owner.token, body: { email: owner.email, password: owner.password } });
   assert.equal(del.status, 204, del.text);
   for (const host of [a.host, domain, b.host]) assert.equal((await card(s, host)).status, 404, host);
 });
 
 test('an unknown host is cached negatively for a short time, then looked up again', async () => {
-  const owner = await signIn(s);
+  const owner = await signedIn(s);
   const sub = uniqueSubdomain('late');
   const host = `${sub}--${owner.slug}.${ZONE}`;
   assert.equal((await card(s, host)).status, 404);

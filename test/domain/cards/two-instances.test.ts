@@ -5,17 +5,16 @@
 // only when DATABASE_URL and REDIS_URL are set; CI runs the suite on both backends.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { signedIn } from '../../support/accounts.js';
 import { useServer } from '../../support/server.js';
 import {
   INTERNAL_TOKEN,
-  PASSWORD,
   card,
   createTunnel,
   customDomain,
   discoverableTunnel,
   patchTunnel,
   pinTools,
-  signIn,
   uniqueSubdomain,
 } from '../../support/tunnels.js';
 
@@ -32,7 +31,7 @@ if (process.env.DATABASE_URL && process.env.REDIS_URL) {
     }
 
     test('discoverable flips show on the other instance at once, both ways', async () => {
-      const owner = await signIn(a);
+      const owner = await signedIn(a);
       const t = await createTunnel(a, owner);
       await warm(t.host, 404);
       await patchTunnel(a, owner, t.id, { discoverable: true });
@@ -43,7 +42,7 @@ if (process.env.DATABASE_URL && process.env.REDIS_URL) {
     });
 
     test('pinned tools and custom domain changes show on the other instance at once', async () => {
-      const owner = await signIn(a);
+      const owner = await signedIn(a);
       const first = customDomain('two');
       const second = customDomain('two');
       const t = await discoverableTunnel(a, owner, { custom_domain: first });
@@ -58,7 +57,7 @@ if (process.env.DATABASE_URL && process.env.REDIS_URL) {
     });
 
     test('subdomain and slug renames show on the other instance at once', async () => {
-      const owner = await signIn(a);
+      const owner = await signedIn(a);
       const t = await discoverableTunnel(a, owner);
       const sub = uniqueSubdomain('mv');
       const subHost = `${sub}--${owner.slug}.${ZONE}`;
@@ -78,7 +77,7 @@ if (process.env.DATABASE_URL && process.env.REDIS_URL) {
     });
 
     test('tunnel and account deletions show on the other instance at once', async () => {
-      const owner = await signIn(a);
+      const owner = await signedIn(a);
       const gone = await discoverableTunnel(a, owner);
       const domain = customDomain('two');
       const kept = await discoverableTunnel(a, owner, { custom_domain: domain });
@@ -87,7 +86,7 @@ if (process.env.DATABASE_URL && process.env.REDIS_URL) {
       assert.equal((await card(b, gone.host)).status, 404);
       await warm(kept.host, 200);
       await warm(domain, 200);
-      const del = await a.request('/api/account', { method: 'DELETE', bearer: owner.token, body: { email: owner.email, password: PASSWORD } });
+      const del = await a.request('/api/account', { method: 'DELETE', bearer: owner.token, body: { email: owner.email, password: owner.password } });
       assert.equal(del.status, 204, del.text);
       assert.equal((await card(b, kept.host)).status, 404);
       assert.equal((await card(b, domain)).status, 404);

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { useSignedIn } from '../../support/accounts.js';
+import { assertProblem } from '../../support/problem.js';
 import { startTestServer, uniqueEmail, useServer, type TestServer } from '../../support/server.js';
 import { card, discoverableTunnel } from '../../support/tunnels.js';
 import { TcpProxy } from '../../support/tcp-proxy.js';
@@ -13,8 +14,7 @@ const healthy = useServer();
 const owner = useSignedIn(healthy, { email: uniqueEmail('down') });
 
 async function proxiedInstance(): Promise<{ server: TestServer; proxies: TcpProxy[] }> {
-  const db = new URL(healthy.deps.database.url);
-  const dbProxy = await TcpProxy.start(db.hostname, Number(db.port));
+  const dbProxy = await TcpProxy.forDatabase(healthy.deps.database.url);
   const proxies = [dbProxy];
   const env: Record<string, string> = { DATABASE_URL: TcpProxy.rewrite(healthy.deps.database.url, dbProxy.port) };
   if (process.env.REDIS_URL) {
@@ -37,9 +37,7 @@ test('cache and database unreachable: an uncached host answers 502 at once; a ca
 
     const started = Date.now();
     const down = await card(server, uncached.host);
-    assert.equal(down.status, 502);
-    assert.equal(down.json.code, 'UNAVAILABLE');
-    assert.match(String(down.headers['content-type']), /^application\/problem\+json/);
+    assertProblem(down, 502, 'UNAVAILABLE');
     assert.ok(Date.now() - started < 1500, `answered in ${Date.now() - started} ms`);
 
     const unknown = await card(server, `nobody--nowhere.${ZONE}`);

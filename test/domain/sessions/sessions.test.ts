@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
+import { fromIp, login, signedIn, signup } from '../../support/accounts.js';
+import { assertProblem } from '../../support/problem.js';
 import { useServer } from '../../support/server.js';
-import { assertProblem, fromIp, login, signedIn, signup } from '../../support/accounts.js';
 
 const s = useServer({ env: { TRUST_PROXY: 'true' } });
 

@@ -4,10 +4,11 @@
 // defined only when the shared backends are configured (CI runs both backends).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { login, signup } from '../../support/accounts.js';
 import { useFixture } from '../../support/fixture.js';
+import { assertProblem } from '../../support/problem.js';
 import { useServer } from '../../support/server.js';
 import { TestSmtp } from '../../support/smtp.js';
-import { assertProblem, login, signup } from '../../support/accounts.js';
 
 const shared = Boolean(process.env.REDIS_URL && process.env.DATABASE_URL);
 

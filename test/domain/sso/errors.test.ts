@@ -3,10 +3,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LAST_METHOD_MESSAGE } from '../../../src/domain/sso/unlink.js';
-import { request, sessionCookie } from '../../support/http.js';
+import { signedIn } from '../../support/accounts.js';
+import { request, sessionCookie, type Reply } from '../../support/http.js';
+import { assertProblem } from '../../support/problem.js';
 import { startTestServer, uniqueEmail, useServer } from '../../support/server.js';
 import { useFakeProviders } from '../../support/fake-providers.js';
-import { APP_URL, Browser, accountOf, appRedirect, fakeUser, roundTrip, signupAndLogin } from '../../support/sso-browser.js';
+import { APP_URL, Browser, accountOf, appRedirect, fakeUser, roundTrip } from '../../support/sso-browser.js';
 
 const fake = useFakeProviders();
 const s = useServer(() => ({ env: { ...fake.env(), APP_URL } }));
@@ -24,11 +26,9 @@ async function startAndConsent(browser: Browser, email: string) {
   return back.pathname + back.search;
 }
 
-function assertBadState(reply: { status: number; headers: Record<string, unknown>; json: { code?: string } }) {
-  assert.equal(reply.status, 400);
-  assert.match(String(reply.headers['content-type']), /^application\/problem\+json/);
-  assert.equal(reply.json.code, 'BAD_REQUEST');
-  assert.equal(sessionCookie(reply as Parameters<typeof sessionCookie>[0]), null);
+function assertBadState(reply: Reply) {
+  assertProblem(reply, 400, 'BAD_REQUEST');
+  assert.equal(sessionCookie(reply), null);
 }
 
 test('a replayed callback is 400 and signs nobody in the second time', async () => {
@@ -104,9 +104,7 @@ test('a failing google token endpoint (500) or github token error (200 with erro
 
 test('unknown providers are 404 on start and callback', async () => {
   for (const path of ['/auth/oauth/facebook/start', '/auth/oauth/facebook/callback?code=a&state=b']) {
-    const reply = await s.request(path);
-    assert.equal(reply.status, 404);
-    assert.equal(reply.json.code, 'NOT_FOUND');
+    assertProblem(await s.request(path), 404, 'NOT_FOUND');
   }
 });
 
@@ -123,7 +121,7 @@ test('a provider without client credentials is disabled: 404', async () => {
 
 test('unlink: 204 with a password; 404 when not linked or unknown; listed providers follow', async () => {
   const email = uniqueEmail('ul.password');
-  const bearer = await signupAndLogin(s, email);
+  const { token: bearer } = await signedIn(s, { email });
   const browser = new Browser();
   browser.cookies.set('session', bearer);
   await roundTrip(s, fake, 'google', fakeUser(email), { browser, intent: 'link' });
@@ -145,8 +143,7 @@ test('unlink: the last sign-in method of a password-less account is refused with
   assert.equal((await accountOf(s, { cookie })).json.linked_providers.length, 2);
   assert.equal((await s.request('/api/account/sso/github', { method: 'DELETE', cookie: `session=${cookie}` })).status, 204);
   const refused = await s.request('/api/account/sso/google', { method: 'DELETE', cookie: `session=${cookie}` });
-  assert.equal(refused.status, 400);
-  assert.match(String(refused.headers['content-type']), /^application\/problem\+json/);
+  assertProblem(refused, 400, 'BAD_REQUEST');
   assert.equal(refused.json.detail, LAST_METHOD_MESSAGE);
   assert.match(refused.json.detail, /set a password before disconnecting the last login provider/i);
   assert.equal((await accountOf(s, { cookie })).json.linked_providers.length, 1);
@@ -173,7 +170,7 @@ test('unlink: two concurrent unlinks of a password-less account with two provide
 
 test('an account that already has another identity of the provider is not given a second one', async () => {
   const email = uniqueEmail('pl.second');
-  const bearer = await signupAndLogin(s, email);
+  const { token: bearer } = await signedIn(s, { email });
   const browser = new Browser();
   browser.cookies.set('session', bearer);
   await roundTrip(s, fake, 'google', fakeUser(uniqueEmail('pl.second.g1')), { browser, intent: 'link' });

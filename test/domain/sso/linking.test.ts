@@ -3,18 +3,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { hashToken } from '../../../src/infra/crypto/tokens.js';
+import { PASSWORD, signedIn } from '../../support/accounts.js';
 import { request, sessionCookie } from '../../support/http.js';
+import { assertProblem } from '../../support/problem.js';
 import { uniqueEmail, useServer } from '../../support/server.js';
 import { useFakeProviders } from '../../support/fake-providers.js';
-import { APP_URL, Browser, accountOf, appRedirect, fakeUser, roundTrip, signupAndLogin } from '../../support/sso-browser.js';
+import { APP_URL, Browser, accountOf, appRedirect, fakeUser, roundTrip } from '../../support/sso-browser.js';
 
 const fake = useFakeProviders();
 const s = useServer(() => ({ env: { ...fake.env(), APP_URL } }));
 
-const PASSWORD = 'correct horse battery';
-
 async function pendingLinkFor(email: string, provider: 'google' | 'github' = 'google') {
-  const bearer = await signupAndLogin(s, email, PASSWORD);
+  const { token: bearer } = await signedIn(s, { email });
   const user = fakeUser(email);
   const trip = await roundTrip(s, fake, provider, user);
   const { path, query } = appRedirect(trip.callback);
@@ -42,8 +42,7 @@ test('confirm-link: a wrong password is 401 and binds nothing; the right one bin
   const email = uniqueEmail('pl.confirm');
   const { bearer, user, token } = await pendingLinkFor(email);
   const wrong = await confirm(token, 'not the password');
-  assert.equal(wrong.status, 401);
-  assert.match(String(wrong.headers['content-type']), /^application\/problem\+json/);
+  assertProblem(wrong, 401, 'UNAUTHENTICATED');
   assert.equal(sessionCookie(wrong), null);
   assert.deepEqual((await accountOf(s, { bearer })).json.linked_providers, []);
 
@@ -117,7 +116,7 @@ test('an SSO email matching a password-less account is never merged: back to the
 });
 
 test('intent=link binds the provider to the signed-in account, whatever the provider email', async () => {
-  const bearer = await signupAndLogin(s, uniqueEmail('link.owner'), PASSWORD);
+  const { token: bearer } = await signedIn(s, { email: uniqueEmail('link.owner') });
   const browser = new Browser();
   browser.cookies.set('session', bearer);
   const providerEmail = uniqueEmail('link.elsewhere');
@@ -139,7 +138,7 @@ test('intent=link for an identity linked to another account is refused and chang
   const identity = await s.deps.db.linkedIdentity.findFirstOrThrow({
     where: { account: { id: (await accountOf(s, { cookie: owner.browser.session! })).json.id } },
   });
-  const bearer = await signupAndLogin(s, uniqueEmail('link.second'), PASSWORD);
+  const { token: bearer } = await signedIn(s, { email: uniqueEmail('link.second') });
   const browser = new Browser();
   browser.cookies.set('session', bearer);
   const user = { id: identity.providerUserId, email: identity.email, emailVerified: true };
@@ -152,11 +151,10 @@ test('intent=link for an identity linked to another account is refused and chang
 
 test('intent=link needs a session at start (401) and the same account at the callback', async () => {
   const noSession = await s.request('/auth/oauth/google/start?intent=link');
-  assert.equal(noSession.status, 401);
-  assert.match(String(noSession.headers['content-type']), /^application\/problem\+json/);
+  assertProblem(noSession, 401, 'UNAUTHENTICATED');
   assert.equal(noSession.headers.location, undefined);
 
-  const bearer = await signupAndLogin(s, uniqueEmail('link.logout'), PASSWORD);
+  const { token: bearer } = await signedIn(s, { email: uniqueEmail('link.logout') });
   const browser = new Browser();
   browser.cookies.set('session', bearer);
   const start = await browser.get(s, '/auth/oauth/google/start?intent=link');

@@ -2,6 +2,7 @@
 // API host answers 200 only while the database and the cache are reachable.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { assertProblem } from '../../support/problem.js';
 import { ZONE, useStatusFixture } from '../../support/status.js';
 
 const f = useStatusFixture();
@@ -26,9 +27,7 @@ test('/readyz: 503 problem+json naming the cache when the cache does not answer'
   cache.ping = () => Promise.reject(new Error('connection lost'));
   try {
     const r = await f.s.request('/readyz');
-    assert.equal(r.status, 503);
-    assert.match(String(r.headers['content-type']), /^application\/problem\+json/);
-    assert.equal(r.json.code, 'UNAVAILABLE');
+    assertProblem(r, 503, 'UNAVAILABLE');
     assert.match(r.json.detail, /cache/);
     assert.doesNotMatch(r.json.detail, /database|connection lost/);
   } finally {
@@ -43,8 +42,7 @@ test('/readyz: 503 naming the database when a query fails', async () => {
   db.$queryRawUnsafe = (() => Promise.reject(new Error('ECONNREFUSED'))) as typeof query;
   try {
     const r = await f.s.request('/readyz');
-    assert.equal(r.status, 503);
-    assert.equal(r.json.code, 'UNAVAILABLE');
+    assertProblem(r, 503, 'UNAVAILABLE');
     assert.match(r.json.detail, /database/);
   } finally {
     db.$queryRawUnsafe = query;
@@ -59,7 +57,7 @@ test('/readyz: a cache that hangs is reported unreachable within the 2 s bound',
   try {
     const started = Date.now();
     const r = await f.s.request('/readyz');
-    assert.equal(r.status, 503);
+    assertProblem(r, 503, 'UNAVAILABLE');
     assert.match(r.json.detail, /cache/);
     assert.ok(Date.now() - started < 2800, 'bounded');
   } finally {

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, test } from 'node:test';
 import { loadConfig } from '../../../src/infra/config.js';
+import { assertProblem } from '../../support/problem.js';
 import { startStatusFixture, useStatusFixture } from '../../support/status.js';
 
 const f = useStatusFixture();
@@ -132,9 +133,7 @@ test('/status answers only on the zone host; the zone host serves /healthz and 4
   const health = await f.s.request('/healthz', { host: 'status-test.localhost' });
   assert.equal(health.status, 200);
   assert.equal(health.text, 'ok');
-  const other = await f.s.request('/nope', { host: 'status-test.localhost' });
-  assert.equal(other.status, 404);
-  assert.match(String(other.headers['content-type']), /problem\+json/);
+  assertProblem(await f.s.request('/nope', { host: 'status-test.localhost' }), 404, 'NOT_FOUND');
   const post = await f.status({ method: 'POST' });
   assert.equal(post.status, 405);
   assert.equal(post.headers.allow, 'GET, HEAD');

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { useSignedIn } from '../../support/accounts.js';
+import { signedIn, useSignedIn } from '../../support/accounts.js';
+import { assertProblem } from '../../support/problem.js';
 import { useServer } from '../../support/server.js';
-import { createTunnel, customDomain, patchTunnel, signIn, uniqueSubdomain } from '../../support/tunnels.js';
+import { createTunnel, customDomain, patchTunnel, uniqueSubdomain } from '../../support/tunnels.js';
 
 const s = useServer();
 const owner = useSignedIn(s);
@@ -26,12 +27,11 @@ test('POST /api/tunnels creates a tunnel with the API.md shape, not discoverable
 test('subdomain rules: 1 to 33 of [a-z0-9-], no edge hyphen, no "--"; reserved labels allowed', async () => {
   for (const bad of ['', 'a'.repeat(34), 'Upper', 'has_underscore', '-lead', 'trail-', 'dou--ble', 'dot.ted']) {
     const r = await s.request('/api/tunnels', { method: 'POST', bearer: owner.token, body: { subdomain: bad } });
-    assert.equal(r.status, 400, `subdomain ${JSON.stringify(bad)}: ${r.text}`);
-    assert.equal(r.json.code, 'BAD_REQUEST');
+    assertProblem(r, 400, 'BAD_REQUEST', `subdomain ${JSON.stringify(bad)}`);
   }
   const missing = await s.request('/api/tunnels', { method: 'POST', bearer: owner.token, body: {} });
   assert.equal(missing.status, 400);
-  const fresh = await signIn(s);
+  const fresh = await signedIn(s);
   for (const good of ['a', 'api', 'www', 'a'.repeat(33), 'my-server-2']) {
     const r = await s.request('/api/tunnels', { method: 'POST', bearer: fresh.token, body: { subdomain: good } });
     assert.equal(r.status, 201, `subdomain ${good}: ${r.text}`);
@@ -42,8 +42,7 @@ test('a subdomain is unique per account (409) but two accounts may share one', a
   const subdomain = uniqueSubdomain('dup');
   await createTunnel(s, owner, { subdomain });
   const again = await s.request('/api/tunnels', { method: 'POST', bearer: owner.token, body: { subdomain } });
-  assert.equal(again.status, 409);
-  assert.equal(again.json.code, 'CONFLICT');
+  assertProblem(again, 409, 'CONFLICT');
   const elsewhere = await s.request('/api/tunnels', { method: 'POST', bearer: other.token, body: { subdomain } });
   assert.equal(elsewhere.status, 201);
 });
@@ -64,7 +63,7 @@ test('custom domain: a valid host name outside ZONE, lowercased, unique across a
 });
 
 test('GET /api/tunnels lists only the caller’s tunnels, oldest first', async () => {
-  const mine = await signIn(s);
+  const mine = await signedIn(s);
   const a = await createTunnel(s, mine);
   const b = await createTunnel(s, mine);
   await createTunnel(s, other);
@@ -79,8 +78,7 @@ test('another account’s tunnel is 404 on GET, PATCH and DELETE, and stays unto
   const t = await createTunnel(s, owner);
   for (const [method, body] of [['GET', undefined], ['PATCH', { discoverable: true }], ['DELETE', undefined]] as const) {
     const r = await s.request(`/api/tunnels/${t.id}`, { method, bearer: other.token, ...(body ? { body } : {}) });
-    assert.equal(r.status, 404, `${method}: ${r.text}`);
-    assert.equal(r.json.code, 'NOT_FOUND');
+    assertProblem(r, 404, 'NOT_FOUND', method);
   }
   const mine = await s.request(`/api/tunnels/${t.id}`, { bearer: owner.token });
   assert.equal(mine.status, 200);

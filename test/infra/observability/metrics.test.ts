@@ -3,6 +3,7 @@
 // the METRICS_TOKEN bearer.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { assertProblem } from '../../support/problem.js';
 import { startTestServer } from '../../support/server.js';
 import { statusCount, useStatusFixture } from '../../support/status.js';
 
@@ -72,10 +73,8 @@ test('durations of the zone handler and of Fastify routes form one family; a sha
 test('with METRICS_TOKEN set, /metrics needs that bearer', async () => {
   const s = await startTestServer({ env: { METRICS_TOKEN: 'metrics-secret-1', API_HEALTH_URL: f.api.url } });
   try {
-    const none = await s.request('/metrics');
-    assert.equal(none.status, 401);
-    assert.match(String(none.headers['content-type']), /problem\+json/);
-    assert.equal((await s.request('/metrics', { bearer: 'wrong' })).status, 401);
+    assertProblem(await s.request('/metrics'), 401, 'UNAUTHENTICATED');
+    assertProblem(await s.request('/metrics', { bearer: 'wrong' }), 401, 'UNAUTHENTICATED');
     const ok = await s.request('/metrics', { bearer: 'metrics-secret-1' });
     assert.equal(ok.status, 200);
     assert.match(ok.text, /service_edge_status_check_total/);
