@@ -1,5 +1,6 @@
 // buildApp(deps): the HTTP server with host routing and every adapter mounted. Never listens.
 // Composition only: each adapter gets the narrow dependencies it uses.
+import type { Server } from 'node:http';
 import cookie from '@fastify/cookie';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { BODY_LIMIT } from './adapters/errors.js';
@@ -13,10 +14,11 @@ import { registerJsonBody } from './adapters/http/json-body.js';
 import { registerGraphQLRoute } from './adapters/http/routes/graphql.js';
 import { registerHealthRoutes } from './adapters/http/routes/health.js';
 import { registerInternalTunnelRoutes } from './adapters/http/routes/internal-tunnels.js';
-import { registerMetricsRoute } from './adapters/http/routes/metrics.js';
+import { createMetricsServer, registerMetricsRoute } from './adapters/http/routes/metrics.js';
 import { registerOAuthRoutes } from './adapters/http/routes/oauth.js';
 import { createHostRoutedServer } from './adapters/http/server.js';
 import { clearSessionCookie, clientInfo, registerSessionAuth, setSessionCookie } from './adapters/http/session-auth.js';
+import { trustProxyOption } from './adapters/http/client-ip.js';
 import { createZoneHandler } from './adapters/http/zone-host.js';
 import { registerLinkPages } from './adapters/pages/link-pages.js';
 import { mountRest } from './adapters/rest/mount.js';
@@ -24,10 +26,13 @@ import { restRoutes } from './adapters/rest/table.js';
 import type { Deps } from './deps.js';
 import { wireCardInvalidation } from './domain/cards/invalidation.js';
 import { CardResolver } from './domain/cards/resolver.js';
+import { describePendingLink } from './domain/sso/pending-link.js';
 import { statusService } from './domain/status/service.js';
 
 export interface BuiltApp {
   fastify: FastifyInstance;
+  /** The METRICS_PORT listener, when configured (it listens with the app). */
+  metricsServer: Server | null;
   /** Resolves to the bound address, e.g. http://127.0.0.1:4000. */
   listen(port?: number, host?: string): Promise<string>;
   close(): Promise<void>;
@@ -47,7 +52,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     // Per-request lines are left to the onResponse hook (errors only): cheaper and no raw URLs.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     return503OnClosing: true,
     frameworkErrors,
     serverFactory: (api) => createHostRoutedServer({ zone: config.zone, apiHostname: config.apiHostname, zoneHost, cards, logger }, api),
@@ -66,23 +71,37 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     setSessionCookie: (token, expiresAt) => setSessionCookie(reply, config, token, expiresAt),
     clearSessionCookie: () => clearSessionCookie(reply, config),
   });
-  const yoga = createGraphQLServer({ production: config.production, logger, context: ({ req, reply }) => contextOf(req, reply) });
+  const yoga = createGraphQLServer({
+    production: config.production,
+    introspection: config.graphqlIntrospection,
+    logger,
+    context: ({ req, reply }) => contextOf(req, reply),
+  });
   registerGraphQLRoute(fastify, yoga);
   mountRest(fastify, schema, restRoutes, contextOf);
-  registerLinkPages(fastify, config.serviceName);
+  registerLinkPages(fastify, { serviceName: config.serviceName, describePendingLink: (token) => describePendingLink(deps, token) });
   registerOAuthRoutes(fastify, deps);
   registerInternalTunnelRoutes(fastify, deps, config.internalApiToken);
   registerHealthRoutes(fastify, deps);
   registerMetricsRoute(fastify, deps);
 
   await fastify.ready();
+  const metricsServer = config.metricsPort !== null ? createMetricsServer(deps) : null;
 
   return {
     fastify,
+    metricsServer,
     async listen(port = config.port, host = config.host) {
+      if (metricsServer) {
+        await new Promise<void>((resolve, reject) => {
+          metricsServer.once('error', reject);
+          metricsServer.listen({ port: config.metricsPort ?? 0, host }, () => resolve());
+        });
+      }
       return fastify.listen({ port, host });
     },
     async close() {
+      if (metricsServer?.listening) await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
       await fastify.close();
     },
   };

@@ -14,6 +14,8 @@ import { type Database, openDatabase } from './infra/db/client.js';
 import { DomainEvents } from './domain/events.js';
 import { fileTransport, smtpTransport } from './infra/mail/transport.js';
 import { MailWorker } from './infra/mail/worker.js';
+import { createOutbox } from './infra/mail/outbox.js';
+import { createCipher, loadOrCreateKeyFile, type Cipher } from './infra/crypto/cipher.js';
 import { createMetrics, type Metrics } from './infra/observability/metrics.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -24,6 +26,8 @@ export interface Deps extends DomainDeps {
   metrics: Metrics;
   database: Database;
   mailWorker: MailWorker;
+  /** AES-256-GCM under ENCRYPTION_KEY (or the embedded default key). */
+  cipher: Cipher;
   /** The enabled SSO providers (arctic clients), built once. */
   providers: ReadonlyMap<ProviderName, SsoProvider>;
   close(): Promise<void>;
@@ -64,8 +68,11 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     throw new Error(`REDIS_URL: cannot connect (${(err as Error).message})`, { cause: err });
   }
   const transport = config.smtpUrl ? smtpTransport(config.smtpUrl) : fileTransport(config.dataDir, logger);
+  const cipher = createCipher(config.encryptionKey ?? loadOrCreateKeyFile(config.dataDir));
   const mailWorker = new MailWorker({
     db: database.prisma,
+    cipher,
+    clock,
     transport,
     from: config.mailFrom,
     logger,
@@ -88,6 +95,8 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     mailContext: { serviceName: config.serviceName, appUrl: config.appUrl },
     mailNotify: () => mailWorker.nudge(),
     mailWorker,
+    cipher,
+    outbox: createOutbox(cipher),
     async close() {
       await mailWorker.stop();
       transport.close();

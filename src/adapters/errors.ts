@@ -14,6 +14,7 @@ export interface Classified {
 }
 
 export const bodyTooLarge = () => badRequest('The request body is larger than 64 KiB.', 413);
+export const unsupportedMediaType = () => badRequest('Send the request body as application/json.', 415);
 export const malformedRequest = () => badRequest('The request is malformed.');
 export const malformedUrl = (status = 400) => badRequest('The request URL is malformed or too long.', status);
 
@@ -26,6 +27,7 @@ export function classifyError(err: unknown): Classified {
   }
   const statusCode = (original as { statusCode?: unknown } | null | undefined)?.statusCode;
   if (statusCode === 413) return { error: bodyTooLarge(), internal: false };
+  if (statusCode === 415) return { error: unsupportedMediaType(), internal: false };
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) return { error: malformedRequest(), internal: false };
   return { error: internalError(), internal: true };
 }

@@ -1,7 +1,9 @@
 // What every domain flow needs, passed explicitly (deps.ts builds it once), and who is asking.
+import type { Logger } from 'pino';
 import type { Cache } from '../infra/cache/cache.js';
 import type { Db } from '../infra/db/client.js';
 import type { DomainEvents } from './events.js';
+import type { Outbox } from '../infra/mail/outbox.js';
 import type { MailContext } from '../infra/mail/templates.js';
 
 export interface DomainDeps {
@@ -9,9 +11,13 @@ export interface DomainDeps {
   cache: Cache;
   clock: () => Date;
   mailContext: MailContext;
+  /** Writes an email (sealed) in the caller's transaction. */
+  outbox: Outbox;
   /** Wakes the mail worker once a transaction that enqueued mail has committed. */
   mailNotify: () => void;
   events: DomainEvents;
+  /** For work that runs after the reply (nobody else would hear of its failure). */
+  logger: Logger;
 }
 
 /** Who is making the request, as the adapters see it. */

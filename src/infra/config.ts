@@ -1,5 +1,6 @@
 // The only reader of process.env. Parsed once at start-up; a bad value stops start-up with one
 // line naming the variable (API.md section 1).
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -42,7 +43,21 @@ const EnvSchema = z.object({
   BROKER_HEALTH_URL: optionalUrl('BROKER_HEALTH_URL'),
   API_HEALTH_URL: optionalUrl('API_HEALTH_URL'),
   INTERNAL_API_TOKEN: z.string().min(1).optional(),
-  TRUST_PROXY: bool('TRUST_PROXY').default(false),
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((v, ctx): TrustProxy => {
+      const t = v.trim().toLowerCase();
+      if (t === 'false' || t === '0') return false;
+      // `true` is one hop, never "trust every hop": a client must not pick its own address.
+      if (t === 'true') return 1;
+      if (/^\d+$/.test(t)) return Number(t);
+      const cidrs = t.split(',').map((c) => c.trim()).filter(Boolean);
+      const bad = cidrs.find((c) => !isCidr(c));
+      if (bad === undefined && cidrs.length > 0) return cidrs;
+      ctx.addIssue({ code: 'custom', message: `TRUST_PROXY must be true, false, a hop count or a list of proxy CIDRs (not ${bad ?? v})` });
+      return z.NEVER;
+    }),
   ALLOWED_ORIGINS: z.string().optional(),
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
   GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
@@ -59,9 +74,32 @@ const EnvSchema = z.object({
     'https://static.modelcontextprotocol.io/schemas/2025-09-29/server-card.schema.json',
   ),
   METRICS_TOKEN: z.string().min(1).optional(),
+  METRICS_PORT: z
+    .string()
+    .refine((v) => /^\d+$/.test(v) && Number(v) <= 65535, { message: 'METRICS_PORT must be a number from 0 to 65535' })
+    .transform(Number)
+    .optional(),
+  ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => /^[A-Za-z0-9+/]{43}=$/.test(v) && Buffer.from(v, 'base64').length === 32, {
+      message: 'ENCRYPTION_KEY must be 32 bytes in base64 (e.g. openssl rand -base64 32)',
+    })
+    .optional(),
+  GRAPHQL_INTROSPECTION: bool('GRAPHQL_INTROSPECTION').optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl('OTEL_EXPORTER_OTLP_ENDPOINT'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
+
+/** false, a number of proxy hops to trust, or the proxies' addresses (CIDRs). */
+export type TrustProxy = false | number | string[];
+
+function isCidr(v: string): boolean {
+  const [ip = '', prefix, ...rest] = v.split('/');
+  const family = isIP(ip);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
 
 export interface OAuthProviderConfig {
   clientId: string;
@@ -84,7 +122,7 @@ export interface Config {
   brokerHealthUrl: string | null;
   apiHealthUrl: string;
   internalApiToken: string | null;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
   allowedOrigins: ReadonlySet<string>;
   /** Secure cookies when the API is served over https. */
   secureCookies: boolean;
@@ -95,6 +133,11 @@ export interface Config {
   serviceName: string;
   cardSchemaUrl: string;
   metricsToken: string | null;
+  /** Serve /metrics on this separate port instead of the public one. */
+  metricsPort: number | null;
+  /** 32 bytes; null: the embedded default (a key generated into DATA_DIR, see deps.ts). */
+  encryptionKey: Buffer | null;
+  graphqlIntrospection: boolean;
   otlpEndpoint: string | null;
   logLevel: string;
 }
@@ -133,10 +176,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
     return id && secret ? { clientId: id, clientSecret: secret } : null;
   };
+  const production = e.NODE_ENV === 'production';
+  if (production && !e.ENCRYPTION_KEY) {
+    throw new ConfigError('ENCRYPTION_KEY is required when NODE_ENV=production (32 bytes, base64: openssl rand -base64 32)');
+  }
   const google = pair(e.GOOGLE_CLIENT_ID, e.GOOGLE_CLIENT_SECRET, 'GOOGLE');
   const github = pair(e.GITHUB_CLIENT_ID, e.GITHUB_CLIENT_SECRET, 'GITHUB');
   return {
-    production: e.NODE_ENV === 'production',
+    production,
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL ?? null,
@@ -169,6 +216,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     serviceName: e.SERVICE_NAME,
     cardSchemaUrl: e.CARD_SCHEMA_URL,
     metricsToken: e.METRICS_TOKEN ?? null,
+    metricsPort: e.METRICS_PORT ?? null,
+    encryptionKey: e.ENCRYPTION_KEY ? Buffer.from(e.ENCRYPTION_KEY, 'base64') : null,
+    graphqlIntrospection: e.GRAPHQL_INTROSPECTION ?? !production,
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
     logLevel: e.LOG_LEVEL,
   };

@@ -12,10 +12,11 @@ export class TcpProxy {
     readonly port: number,
   ) {}
 
-  static async start(targetHost: string, targetPort: number): Promise<TcpProxy> {
+  /** Proxies to a TCP address, or to a Unix socket when `targetHost` is its path. */
+  static async start(targetHost: string, targetPort?: number): Promise<TcpProxy> {
     let self: TcpProxy | null = null;
     const server = createServer((client) => {
-      const upstream = connect(targetPort, targetHost);
+      const upstream = targetPort === undefined ? connect(targetHost) : connect(targetPort, targetHost);
       for (const s of [client, upstream]) {
         self!.sockets.add(s);
         s.on('close', () => self!.sockets.delete(s));
@@ -38,12 +39,21 @@ export class TcpProxy {
     return self;
   }
 
-  /** The same URL with host and port replaced by the proxy's. */
+  /** The same URL with host and port replaced by the proxy's (a socket `host` parameter dropped). */
   static rewrite(url: string, port: number): string {
     const u = new URL(url);
     u.hostname = '127.0.0.1';
     u.port = String(port);
+    u.searchParams.delete('host');
     return u.toString();
+  }
+
+  /** A proxy in front of a PostgreSQL URL: TCP, or the embedded database's Unix socket. */
+  static async forDatabase(url: string): Promise<TcpProxy> {
+    const u = new URL(url);
+    const socketDir = u.searchParams.get('host');
+    const port = Number(u.port || 5432);
+    return socketDir ? TcpProxy.start(`${socketDir}/.s.PGSQL.${port}`) : TcpProxy.start(u.hostname, port);
   }
 
   /** Nothing passes any more, in either direction, and no connection is closed. */

@@ -1,11 +1,13 @@
 // The GraphQL endpoint: Yoga over the Pothos schema, with depth/cost limits and error masking.
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { isErrorCode } from '../../domain/errors.js';
 import type { Logger } from 'pino';
 import type { GraphQLContext } from './context.js';
 import { maskError } from './errors.js';
+import { OnePasswordPerRequest } from './password-budget.js';
 import { schema } from './schema.js';
 
 export interface YogaServerContext {
@@ -25,8 +27,22 @@ const catalogValidationCodes: Plugin = {
   },
 };
 
+// In production the schema is not served to strangers (GRAPHQL_INTROSPECTION turns it back on).
+const onePasswordPerRequest: Plugin = {
+  onValidate: ({ addValidationRule }) => {
+    addValidationRule(OnePasswordPerRequest);
+  },
+};
+
+const noIntrospection: Plugin = {
+  onValidate: ({ addValidationRule }) => {
+    addValidationRule(NoSchemaIntrospectionCustomRule);
+  },
+};
+
 export function createGraphQLServer(opts: {
   production: boolean;
+  introspection: boolean;
   logger: Logger;
   context: (server: YogaServerContext) => GraphQLContext;
 }) {
@@ -42,6 +58,8 @@ export function createGraphQLServer(opts: {
     maskedErrors: { maskError: (error) => maskError(error) },
     context: ({ req, reply }) => opts.context({ req, reply }),
     plugins: [
+      onePasswordPerRequest,
+      ...(opts.introspection ? [] : [noIntrospection]),
       catalogValidationCodes,
       EnvelopArmorPlugin({
         maxDepth: { n: 10, flattenFragments: true, ignoreIntrospection: true },

@@ -1,6 +1,8 @@
 // CORS and cross-site write protection on the API host (API.md section 3): origins listed in
-// ALLOWED_ORIGINS get credentialed CORS; a cookie-authenticated write from any other Origin is
-// refused with 403. Bearer requests carry no ambient credential and are not subject to it.
+// ALLOWED_ORIGINS get credentialed CORS; a write from any other Origin is refused with 403,
+// whether or not it carries the session cookie (a cross-site form must neither act as the user
+// nor sign the browser in as someone else). Bearer requests carry no ambient credential and are
+// not subject to it; requests without Origin (non-browser clients) pass.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../infra/config.js';
 import { forbidden } from '../../domain/errors.js';
@@ -8,10 +10,10 @@ import { forbidden } from '../../domain/errors.js';
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
 export function assertSameSiteWrite(req: FastifyRequest, config: Pick<Config, 'allowedOrigins'>, via: 'cookie' | 'bearer' | null): void {
-  if (via !== 'cookie' || !WRITE_METHODS.has(req.method)) return;
+  if (via === 'bearer' || !WRITE_METHODS.has(req.method)) return;
   const origin = req.headers.origin;
   if (origin !== undefined && !config.allowedOrigins.has(origin)) {
-    throw forbidden('Cross-site request refused: this origin may not make cookie-authenticated changes.');
+    throw forbidden('Cross-site request refused: this origin may not make changes here.');
   }
 }
 

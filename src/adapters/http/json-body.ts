@@ -1,12 +1,14 @@
-// Request bodies on the API host: JSON for every content type (legacy clients send odd ones),
-// at most 64 KiB; an empty body is "no body".
+// Request bodies on the API host: JSON only (application/json or a +json type), at most 64 KiB;
+// an empty body is "no body". Any other content type is refused with 415 before a handler runs:
+// a cross-site HTML form can send only form or text/plain bodies, so this also closes login CSRF
+// by form (API.md section 3).
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from '../../domain/errors.js';
 import { BODY_LIMIT } from '../errors.js';
 
 export function registerJsonBody(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
+  const parse = (_req: unknown, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
     try {
@@ -14,5 +16,7 @@ export function registerJsonBody(app: FastifyInstance): void {
     } catch {
       done(badRequest('The request body is not valid JSON.'), undefined);
     }
-  });
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, parse);
+  app.addContentTypeParser(/^application\/[\w.-]+\+json$/i, { parseAs: 'string', bodyLimit: BODY_LIMIT }, parse);
 }

@@ -6,6 +6,7 @@ import type { ClientInfo, Viewer } from '../../domain/context.js';
 import { validateSessionToken, type SessionDeps } from '../../domain/sessions/session.js';
 import type { Config } from '../../infra/config.js';
 import { bearerToken } from './bearer.js';
+import { clientIp } from './client-ip.js';
 import { assertSameSiteWrite } from './cors.js';
 
 declare module 'fastify' {
@@ -15,19 +16,26 @@ declare module 'fastify' {
   }
 }
 
-export const SESSION_COOKIE = 'session';
-
 type CookieConfig = Pick<Config, 'secureCookies'>;
+
+/**
+ * Over https every cookie carries the `__Host-` prefix: the browser then accepts it only when
+ * Secure, for Path=/ and without Domain, so a sibling subdomain (a tunnel host!) cannot plant
+ * or shadow it.
+ */
+export const cookieName = (base: string, config: CookieConfig) => (config.secureCookies ? `__Host-${base}` : base);
+
+export const sessionCookieName = (config: CookieConfig) => cookieName('session', config);
 
 export interface Credential {
   token: string;
   via: 'cookie' | 'bearer';
 }
 
-export function readCredential(req: FastifyRequest): Credential | null {
+export function readCredential(req: FastifyRequest, config: CookieConfig): Credential | null {
   const token = bearerToken(req.headers.authorization);
   if (token !== null) return { token, via: 'bearer' };
-  const cookie = req.cookies?.[SESSION_COOKIE];
+  const cookie = req.cookies?.[sessionCookieName(config)];
   return cookie ? { token: cookie, via: 'cookie' } : null;
 }
 
@@ -37,11 +45,11 @@ export async function authenticate(deps: SessionDeps, credential: Credential | n
   return session ? { accountId: session.accountId, sessionId: session.id, tokenHash: session.tokenHash } : null;
 }
 
-export function registerSessionAuth(app: FastifyInstance, deps: SessionDeps & { config: Pick<Config, 'allowedOrigins'> }): void {
+export function registerSessionAuth(app: FastifyInstance, deps: SessionDeps & { config: Pick<Config, 'allowedOrigins' | 'secureCookies'> }): void {
   app.decorateRequest('viewer', null);
   app.decorateRequest('credentialVia', null);
   app.addHook('preHandler', async (req) => {
-    const credential = readCredential(req);
+    const credential = readCredential(req, deps.config);
     req.credentialVia = credential?.via ?? null;
     assertSameSiteWrite(req, deps.config, req.credentialVia);
     req.viewer = await authenticate(deps, credential);
@@ -50,11 +58,11 @@ export function registerSessionAuth(app: FastifyInstance, deps: SessionDeps & { 
 
 export function clientInfo(req: FastifyRequest): ClientInfo {
   const ua = req.headers['user-agent'];
-  return { ip: req.ip, userAgent: typeof ua === 'string' ? ua.slice(0, 512) : '' };
+  return { ip: clientIp(req), userAgent: typeof ua === 'string' ? ua.slice(0, 512) : '' };
 }
 
 export function setSessionCookie(reply: FastifyReply, config: CookieConfig, token: string, expiresAt: Date): void {
-  reply.setCookie(SESSION_COOKIE, token, {
+  reply.setCookie(sessionCookieName(config), token, {
     httpOnly: true,
     sameSite: 'lax',
     path: '/',
@@ -64,5 +72,5 @@ export function setSessionCookie(reply: FastifyReply, config: CookieConfig, toke
 }
 
 export function clearSessionCookie(reply: FastifyReply, config: CookieConfig): void {
-  reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', path: '/', secure: config.secureCookies });
+  reply.clearCookie(sessionCookieName(config), { httpOnly: true, sameSite: 'lax', path: '/', secure: config.secureCookies });
 }

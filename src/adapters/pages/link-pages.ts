@@ -2,6 +2,8 @@
 // public REST API and says what happened. Opening a page changes nothing by itself (link
 // scanners fetch URLs); verification runs from the page's script or its button.
 import type { FastifyInstance } from 'fastify';
+import type { PendingLinkSummary } from '../../domain/sso/pending-link.js';
+import { escapeHtml } from '../../infra/html/escape.js';
 import { PAGE_HEADERS, page } from './layout.js';
 
 // The same-origin script of every link page. Reads the token, strips it from the address bar,
@@ -20,6 +22,7 @@ const SCRIPT = `(() => {
   };
   const fail = (r) => show(false, (r.data && r.data.detail) || 'Something went wrong (' + r.status + ').');
   if (!token) { show(false, 'This link is missing its token. Open the link from the email again.'); return; }
+  if (flow === 'link-account' && !document.querySelector('form')) return;
   const form = document.querySelector('form');
   const run = async (action) => {
     const button = form && form.querySelector('button');
@@ -45,7 +48,7 @@ const SCRIPT = `(() => {
       const r = await post('/auth/reset-password', { token, new_password: pw });
       if (r.ok) { show(true, 'Your password is set. Every session was signed out; sign in again with the new password.'); form.hidden = true; } else fail(r);
     }); });
-  } else if (flow === 'link-account') {
+  } else if (flow === 'link-account' && form) {
     form.addEventListener('submit', (e) => { e.preventDefault(); run(async () => {
       const password = form.elements.namedItem('password').value;
       const r = await post('/auth/oauth/confirm-link', { token, password });
@@ -81,20 +84,37 @@ export const LINK_PAGES: LinkPage[] = [
       '<input id="confirm_password" name="confirm_password" type="password" minlength="8" maxlength="128" autocomplete="new-password" required>' +
       '<button type="submit">Set password</button></form>',
   },
-  {
-    path: '/link-account',
-    flow: 'link-account',
-    title: 'Link your sign-in provider',
-    body:
-      '<form><p>An account with this email already exists. Enter its password to link the provider to it; ' +
-      'nothing is linked until you do.</p>' +
-      '<label for="password">Password of your account</label>' +
-      '<input id="password" name="password" type="password" maxlength="128" autocomplete="current-password" required>' +
-      '<button type="submit">Link and sign in</button></form>',
-  },
 ];
 
-export function registerLinkPages(app: FastifyInstance, serviceName: string, pages: LinkPage[] = LINK_PAGES): void {
+const PROVIDER_LABEL: Record<string, string> = { google: 'Google', github: 'GitHub' };
+
+/** The link-account page names what would be linked, so a phished person sees whose identity it is. */
+function linkAccountBody(link: PendingLinkSummary | null): string {
+  if (!link) {
+    return '<p class="error">This link is invalid, has expired or was already used. Sign in with the provider again.</p>';
+  }
+  const provider = escapeHtml(PROVIDER_LABEL[link.provider] ?? link.provider);
+  return (
+    `<form><p>You are about to link the <strong>${provider}</strong> identity <strong>${escapeHtml(link.providerEmail)}</strong> ` +
+    `to your account <strong>${escapeHtml(link.accountEmail)}</strong>. From then on, that ${provider} identity signs in to this account. ` +
+    'If you did not start this sign-in yourself, close this page: nothing is linked until you enter your password.</p>' +
+    '<label for="password">Password of your account</label>' +
+    '<input id="password" name="password" type="password" maxlength="128" autocomplete="current-password" required>' +
+    '<button type="submit">Link and sign in</button></form>'
+  );
+}
+
+export function registerLinkPages(
+  app: FastifyInstance,
+  opts: { serviceName: string; describePendingLink: (token: unknown) => Promise<PendingLinkSummary | null> },
+  pages: LinkPage[] = LINK_PAGES,
+): void {
+  const { serviceName } = opts;
+  app.get<{ Querystring: { token?: unknown } }>('/link-account', async (req, reply) => {
+    const link = await opts.describePendingLink(req.query.token);
+    const html = page({ serviceName, title: 'Link your sign-in provider', flow: 'link-account', body: linkAccountBody(link) });
+    return reply.headers(PAGE_HEADERS).send(html);
+  });
   app.get('/assets/link-pages.js', async (_req, reply) =>
     reply
       .header('content-type', 'text/javascript; charset=utf-8')

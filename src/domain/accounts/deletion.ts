@@ -6,6 +6,7 @@ import type { DomainDeps, ClientInfo, Viewer } from '../context.js';
 import { normalizeEmail } from './email-address.js';
 import { confirmPassword } from './password-confirmation.js';
 import { invalidateAccountView } from './account-view.js';
+import { releaseNames } from '../tunnels/released-names.js';
 
 export async function deleteAccount(
   deps: DomainDeps,
@@ -19,8 +20,13 @@ export async function deleteAccount(
   }
   const { sessions, tunnels } = await deps.db.$transaction(async (tx) => {
     const sessions = await tx.session.findMany({ where: { accountId: account.id }, select: { tokenHash: true } });
-    const tunnels = await tx.tunnel.findMany({ where: { accountId: account.id }, select: { id: true } });
+    const tunnels = await tx.tunnel.findMany({ where: { accountId: account.id }, select: { id: true, customDomain: true } });
     await tx.account.delete({ where: { id: account.id } });
+    // Nobody may take over the deleted account's hosts for 30 days.
+    const now = deps.clock();
+    await releaseNames(tx, 'slug', [account.slug], account.id, now);
+    const domains = tunnels.flatMap((t) => (t.customDomain ? [t.customDomain] : []));
+    await releaseNames(tx, 'domain', domains, account.id, now);
     return { sessions, tunnels };
   });
   await tombstone(deps.cache, [...sessions.map((s) => s.tokenHash), viewer.tokenHash]);

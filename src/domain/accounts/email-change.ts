@@ -2,7 +2,6 @@
 // address to confirm. The old address stays in effect until the link is used.
 import { badRequest, conflict, invalidConfirmationLink } from '../errors.js';
 import { violates } from '../../infra/db/errors.js';
-import { enqueueEmail } from '../../infra/mail/outbox.js';
 import { confirmEmailChange as confirmMessage } from '../../infra/mail/templates.js';
 import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail, parseEmail } from './email-address.js';
@@ -29,8 +28,8 @@ export async function requestEmailChange(
       where: { accountId, kind: 'change-email', usedAt: null },
       data: { usedAt: deps.clock() },
     });
-    const token = await issueEmailToken(tx, deps.clock(), { accountId, kind: 'change-email', newEmail });
-    await enqueueEmail(tx, newEmail, confirmMessage(deps.mailContext, token, newEmail), accountId);
+    const { token, expiresAt } = await issueEmailToken(tx, deps.clock(), { accountId, kind: 'change-email', newEmail });
+    await deps.outbox.enqueue(tx, newEmail, confirmMessage(deps.mailContext, token, newEmail), accountId, expiresAt);
   });
   deps.mailNotify();
 }

@@ -16,8 +16,9 @@ export async function issueEmailToken(
   tx: Tx,
   now: Date,
   input: { accountId: string; kind: EmailTokenKind; newEmail?: string },
-): Promise<string> {
+): Promise<{ token: string; expiresAt: Date }> {
   const token = generateToken();
+  const expiresAt = new Date(now.getTime() + EMAIL_TOKEN_TTL_MS[input.kind]);
   await tx.emailToken.create({
     data: {
       accountId: input.accountId,
@@ -25,10 +26,10 @@ export async function issueEmailToken(
       tokenHash: hashToken(token),
       newEmail: input.newEmail ?? null,
       createdAt: now,
-      expiresAt: new Date(now.getTime() + EMAIL_TOKEN_TTL_MS[input.kind]),
+      expiresAt,
     },
   });
-  return token;
+  return { token, expiresAt };
 }
 
 export interface EmailTokenRow {

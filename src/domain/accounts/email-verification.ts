@@ -2,12 +2,12 @@
 // (POST /auth/resend-verification, 5 per 15 minutes per account, counted in the shared cache).
 // The welcome email goes out once per account, ever: welcome_sent_at is claimed atomically.
 import { badRequest, rateLimited } from '../errors.js';
-import { enqueueEmail } from '../../infra/mail/outbox.js';
 import { verifyEmail as verifyEmailMessage, welcome } from '../../infra/mail/templates.js';
 import type { DomainDeps } from '../context.js';
 import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
 import { LIMITS, consume } from './rate-limit.js';
 import { invalidateAccountView } from './account-view.js';
+import { cleanAfterAddressProof } from './address-proof.js';
 
 const invalidLink = () => badRequest('This verification link is invalid or has expired.');
 
@@ -24,6 +24,8 @@ export async function verifyEmail(deps: DomainDeps, token: unknown): Promise<{ e
   if (row.expiresAt <= now) throw invalidLink();
   const sentWelcome = await deps.db.$transaction(async (tx) => {
     if (!(await markEmailTokenUsed(tx, row.id, now))) return false;
+    const flipped = await tx.account.updateMany({ where: { id: row.accountId, emailVerified: false }, data: { emailVerified: true } });
+    if (flipped.count === 1) await cleanAfterAddressProof(tx, row.accountId, now);
     const account = await tx.account.update({
       where: { id: row.accountId },
       data: { emailVerified: true },
@@ -33,7 +35,7 @@ export async function verifyEmail(deps: DomainDeps, token: unknown): Promise<{ e
       where: { id: row.accountId, welcomeSentAt: null },
       data: { welcomeSentAt: now },
     });
-    if (claimed.count === 1) await enqueueEmail(tx, account.email, welcome(deps.mailContext), row.accountId);
+    if (claimed.count === 1) await deps.outbox.enqueue(tx, account.email, welcome(deps.mailContext), row.accountId);
     return claimed.count === 1;
   });
   await invalidateAccountView(deps.cache, row.accountId);
@@ -47,8 +49,8 @@ export async function resendVerification(deps: DomainDeps, accountId: string): P
   const { allowed, retryAfterSeconds } = await consume(deps.cache, LIMITS.resendVerification, accountId);
   if (!allowed) throw rateLimited(retryAfterSeconds, 'Too many verification emails. Try again later.');
   await deps.db.$transaction(async (tx) => {
-    const token = await issueEmailToken(tx, deps.clock(), { accountId, kind: 'verify-email' });
-    await enqueueEmail(tx, account.email, verifyEmailMessage(deps.mailContext, token), accountId);
+    const { token, expiresAt } = await issueEmailToken(tx, deps.clock(), { accountId, kind: 'verify-email' });
+    await deps.outbox.enqueue(tx, account.email, verifyEmailMessage(deps.mailContext, token), accountId, expiresAt);
   });
   deps.mailNotify();
 }

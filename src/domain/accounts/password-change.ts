@@ -2,6 +2,7 @@
 import type { DomainDeps, ClientInfo, Viewer } from '../context.js';
 import { assertPasswordLength, hashPassword } from './password.js';
 import { confirmPassword } from './password-confirmation.js';
+import { voidPendingEmailChanges } from './address-proof.js';
 import { revokeAccountSessions } from '../sessions/session.js';
 
 export async function changePassword(
@@ -13,6 +14,10 @@ export async function changePassword(
   assertPasswordLength(input.newPassword, 'new_password');
   await confirmPassword(deps, viewer.accountId, input.currentPassword, client);
   const passwordHash = await hashPassword(input.newPassword);
-  await deps.db.account.update({ where: { id: viewer.accountId }, data: { passwordHash } });
+  await deps.db.$transaction(async (tx) => {
+    await tx.account.update({ where: { id: viewer.accountId }, data: { passwordHash } });
+    // A pending email change was started with the old password: it needs the new one again.
+    await voidPendingEmailChanges(tx, viewer.accountId, deps.clock());
+  });
   await revokeAccountSessions(deps, viewer.accountId, viewer.sessionId);
 }

@@ -2,7 +2,6 @@
 // addresses get a 1-hour link, at most 5 per 15 minutes. Resetting sets the password, proves
 // the address, and signs out every session. It is also how an SSO-only account gets a password.
 import { badRequest } from '../errors.js';
-import { enqueueEmail } from '../../infra/mail/outbox.js';
 import { resetPassword as resetMessage } from '../../infra/mail/templates.js';
 import { revokeAccountSessions } from '../sessions/session.js';
 import type { DomainDeps } from '../context.js';
@@ -11,8 +10,20 @@ import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tok
 import { assertPasswordLength, hashPassword } from './password.js';
 import { LIMITS, consume } from './rate-limit.js';
 import { invalidateAccountView } from './account-view.js';
+import { cleanAfterAddressProof } from './address-proof.js';
 
-export async function forgotPassword(deps: DomainDeps, email: string): Promise<void> {
+/**
+ * Answers at once and the same for every address: the lookup, the limit and the email of a known
+ * address run after the reply, so neither the answer nor its timing tells whether an account
+ * exists.
+ */
+export function forgotPassword(deps: DomainDeps, email: string): void {
+  sendResetLink(deps, email).catch((err: unknown) => {
+    deps.logger.error({ err: (err as Error).message }, 'forgot-password: could not issue a reset link');
+  });
+}
+
+async function sendResetLink(deps: DomainDeps, email: string): Promise<void> {
   const emailNormalized = normalizeEmail(email);
   if (emailNormalized.length > 254 || hasNul(emailNormalized)) return;
   const account = await deps.db.account.findUnique({ where: { emailNormalized }, select: { id: true, email: true } });
@@ -20,8 +31,8 @@ export async function forgotPassword(deps: DomainDeps, email: string): Promise<v
   const { allowed } = await consume(deps.cache, LIMITS.forgotPassword, account.id);
   if (!allowed) return;
   await deps.db.$transaction(async (tx) => {
-    const token = await issueEmailToken(tx, deps.clock(), { accountId: account.id, kind: 'reset-password' });
-    await enqueueEmail(tx, account.email, resetMessage(deps.mailContext, token), account.id);
+    const { token, expiresAt } = await issueEmailToken(tx, deps.clock(), { accountId: account.id, kind: 'reset-password' });
+    await deps.outbox.enqueue(tx, account.email, resetMessage(deps.mailContext, token), account.id, expiresAt);
   });
   deps.mailNotify();
 }
@@ -41,6 +52,7 @@ export async function resetPassword(deps: DomainDeps, input: { token: unknown; n
       data: { usedAt: now },
     });
     await tx.account.update({ where: { id: row.accountId }, data: { passwordHash, emailVerified: true } });
+    await cleanAfterAddressProof(tx, row.accountId, now);
   });
   await invalidateAccountView(deps.cache, row.accountId);
   await revokeAccountSessions(deps, row.accountId);

@@ -2,7 +2,6 @@
 // token and its email, in one transaction.
 import { conflict, emailTaken } from '../errors.js';
 import { violates } from '../../infra/db/errors.js';
-import { enqueueEmail } from '../../infra/mail/outbox.js';
 import { verifyEmail } from '../../infra/mail/templates.js';
 import { rememberNetwork } from '../sessions/sign-in.js';
 import type { DomainDeps, ClientInfo } from '../context.js';
@@ -10,6 +9,7 @@ import { normalizeEmail, parseEmail } from './email-address.js';
 import { issueEmailToken } from './email-tokens.js';
 import { assertPasswordLength, hashPassword } from './password.js';
 import { slugCandidates } from './slug.js';
+import { isHeldForAnother } from '../tunnels/released-names.js';
 
 export interface NewAccount {
   id: string;
@@ -33,6 +33,7 @@ export async function signup(
   const candidates = slugCandidates(email);
   for (let attempt = 0; attempt < 8; attempt++) {
     const slug = candidates.next().value as string;
+    if (await isHeldForAnother(deps.db, 'slug', slug, null, deps.clock())) continue;
     try {
       const account = await deps.db.$transaction(async (tx) => {
         const now = deps.clock();
@@ -40,8 +41,8 @@ export async function signup(
           data: { email, emailNormalized, passwordHash, slug, createdAt: now },
           select: { id: true, email: true, emailVerified: true, slug: true },
         });
-        const token = await issueEmailToken(tx, now, { accountId: created.id, kind: 'verify-email' });
-        await enqueueEmail(tx, email, verifyEmail(deps.mailContext, token), created.id);
+        const { token, expiresAt } = await issueEmailToken(tx, now, { accountId: created.id, kind: 'verify-email' });
+        await deps.outbox.enqueue(tx, email, verifyEmail(deps.mailContext, token), created.id, expiresAt);
         await rememberNetwork(tx, created.id, client.ip, now);
         return created;
       });

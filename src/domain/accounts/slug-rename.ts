@@ -4,14 +4,21 @@ import { violates } from '../../infra/db/errors.js';
 import type { DomainDeps } from '../context.js';
 import { assertValidSlug } from './slug.js';
 import { invalidateAccountView } from './account-view.js';
+import { assertNameFree, releaseNames } from '../tunnels/released-names.js';
 
 export async function renameSlug(deps: DomainDeps, accountId: string, slug: unknown): Promise<{ slug: string }> {
   assertValidSlug(slug);
   const current = await deps.db.account.findUnique({ where: { id: accountId }, select: { slug: true } });
   if (!current) throw unauthenticated();
   if (current.slug === slug) return { slug };
+  const now = deps.clock();
   try {
-    await deps.db.account.update({ where: { id: accountId }, data: { slug } });
+    await deps.db.$transaction(async (tx) => {
+      await assertNameFree(tx, 'slug', slug, accountId, now);
+      await tx.account.update({ where: { id: accountId }, data: { slug } });
+      // Every `<sub>--<old slug>` host is held for this account for 30 days.
+      await releaseNames(tx, 'slug', [current.slug], accountId, now);
+    });
   } catch (err) {
     if (violates(err, 'slug')) throw conflict('That slug is already taken.');
     throw err;

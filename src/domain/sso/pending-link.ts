@@ -33,6 +33,23 @@ export async function createPendingLink(deps: DomainDeps, accountId: string, ide
   return token;
 }
 
+export interface PendingLinkSummary {
+  provider: string;
+  providerEmail: string;
+  accountEmail: string;
+}
+
+/** What a live pending link would bind, for the page that asks for the password (read-only). */
+export async function describePendingLink(deps: Pick<DomainDeps, 'db' | 'clock'>, token: unknown): Promise<PendingLinkSummary | null> {
+  if (!isWellFormedToken(token)) return null;
+  const link = await deps.db.pendingLink.findUnique({
+    where: { tokenHash: hashToken(token) },
+    select: { provider: true, providerEmail: true, usedAt: true, expiresAt: true, account: { select: { email: true } } },
+  });
+  if (!link || link.usedAt || link.expiresAt <= deps.clock()) return null;
+  return { provider: link.provider, providerEmail: link.providerEmail, accountEmail: link.account.email };
+}
+
 export async function confirmLink(
   deps: DomainDeps,
   input: { token: string; password: string },
@@ -68,6 +85,7 @@ export async function confirmLink(
           providerUserId: link.providerUserId,
           email: link.providerEmail,
           linkedAt: now,
+          linkedWhileUnverified: !account.emailVerified,
         },
       });
       if (rehash) await tx.account.update({ where: { id: account.id }, data: { passwordHash: rehash } });

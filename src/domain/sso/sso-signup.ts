@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail } from '../accounts/email-address.js';
 import { issueEmailToken } from '../accounts/email-tokens.js';
-import { enqueueEmail } from '../../infra/mail/outbox.js';
 import { verifyEmail } from '../../infra/mail/templates.js';
 import { issueSignIn, rememberNetwork, type SignedIn } from '../sessions/sign-in.js';
 import type { ProviderIdentity } from './identity.js';
@@ -30,8 +29,8 @@ export async function createSsoAccount(
     // The creating network is the account's own: its first sign-in is not a "new network".
     await rememberNetwork(tx, id, client.ip, now);
     if (!emailVerified) {
-      const token = await issueEmailToken(tx, now, { accountId: id, kind: 'verify-email' });
-      await enqueueEmail(tx, email, verifyEmail(deps.mailContext, token), id);
+      const { token, expiresAt } = await issueEmailToken(tx, now, { accountId: id, kind: 'verify-email' });
+      await deps.outbox.enqueue(tx, email, verifyEmail(deps.mailContext, token), id, expiresAt);
     }
   });
   if (!emailVerified) deps.mailNotify();

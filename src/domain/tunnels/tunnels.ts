@@ -8,9 +8,11 @@ import { violates } from '../../infra/db/errors.js';
 import { badRequest, conflict, noSuchTunnel } from '../errors.js';
 import type { DomainEvents } from '../events.js';
 import { assertValidSubdomain, cardHostsOf, normalizeCustomDomain } from './names.js';
+import { assertNameFree, releaseNames } from './released-names.js';
 
 export interface TunnelsDeps {
   db: Db;
+  clock: () => Date;
   events: DomainEvents;
   config: Pick<Config, 'zone' | 'apiHostname'>;
 }
@@ -22,6 +24,9 @@ export interface TunnelUpdate {
   /** null clears it; undefined leaves it. */
   customDomain?: string | null;
 }
+
+/** Tunnels per account: every list the API returns stays bounded. */
+export const MAX_TUNNELS = 100;
 
 const OWNED = { id: true, subdomain: true, customDomain: true, discoverable: true, account: { select: { slug: true } } } as const;
 
@@ -50,15 +55,23 @@ export async function createTunnel(
   assertValidSubdomain(input.subdomain);
   const customDomain =
     input.customDomain === undefined || input.customDomain === null ? null : normalizeCustomDomain(input.customDomain, deps.config);
+  const subdomain = input.subdomain;
+  const now = deps.clock();
+  if (customDomain) await assertNameFree(deps.db, 'domain', customDomain, accountId, now);
+  // The cap holds under concurrent requests: the conditional increment is re-checked on the
+  // latest row version, so at most MAX_TUNNELS reservations ever succeed.
+  const reserved = await deps.db.account.updateMany({
+    where: { id: accountId, tunnelCount: { lt: MAX_TUNNELS } },
+    data: { tunnelCount: { increment: 1 } },
+  });
+  if (reserved.count === 0) throw conflict(`An account can have at most ${MAX_TUNNELS} tunnels; delete one first.`);
   try {
-    const created = await deps.db.tunnel.create({
-      data: { accountId, subdomain: input.subdomain, customDomain },
-      select: OWNED,
-    });
+    const created = await deps.db.tunnel.create({ data: { accountId, subdomain, customDomain }, select: OWNED });
     // Not discoverable yet, so no card changes; announcing still drops any negative entry.
     await announce(deps, created.id, cardHostsOf(created, created.account.slug, deps.config.zone));
     return created.id;
   } catch (err) {
+    await deps.db.account.updateMany({ where: { id: accountId }, data: { tunnelCount: { decrement: 1 } } });
     return uniqueConflict(err);
   }
 }
@@ -75,10 +88,17 @@ export async function updateTunnel(deps: TunnelsDeps, accountId: string, id: str
   }
   if (Object.keys(data).length === 0) return;
   let after: typeof before;
+  const now = deps.clock();
   try {
+    if (data.customDomain && data.customDomain !== before.customDomain) {
+      await assertNameFree(deps.db, 'domain', data.customDomain, accountId, now);
+    }
     after = await deps.db.tunnel.update({ where: { id: before.id }, data, select: OWNED });
   } catch (err) {
     return uniqueConflict(err);
+  }
+  if (before.customDomain && before.customDomain !== after.customDomain) {
+    await releaseNames(deps.db, 'domain', [before.customDomain], accountId, now);
   }
   const zone = deps.config.zone;
   await announce(deps, id, [...cardHostsOf(before, before.account.slug, zone), ...cardHostsOf(after, after.account.slug, zone)]);
@@ -88,6 +108,8 @@ export async function deleteTunnel(deps: TunnelsDeps, accountId: string, id: str
   const tunnel = await findOwned(deps, accountId, id);
   const { count } = await deps.db.tunnel.deleteMany({ where: { id: tunnel.id, accountId } });
   if (count === 0) throw noSuchTunnel();
+  await deps.db.account.updateMany({ where: { id: accountId }, data: { tunnelCount: { decrement: 1 } } });
+  if (tunnel.customDomain) await releaseNames(deps.db, 'domain', [tunnel.customDomain], accountId, deps.clock());
   await announce(deps, id, cardHostsOf(tunnel, tunnel.account.slug, deps.config.zone));
 }
 

@@ -19,7 +19,7 @@ export interface DatabaseOptions {
   dataDir: string;
   migrationsDir: string;
   logger: Logger;
-  /** Pool size; the embedded server multiplexes onto one PGlite connection anyway. */
+  /** Pool size (real PostgreSQL only: the embedded database always gets exactly one connection). */
   poolSize?: number;
 }
 
@@ -36,7 +36,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
   const adapter = new PrismaPg({
     connectionString: url,
-    max: opts.poolSize ?? (embedded ? 4 : 10),
+    // PGlite is one session: statements of several client connections interleave on it (a
+    // portal of one is lost to another's) and no transaction would be isolated. One connection
+    // serializes them, which is what a single embedded session can honestly offer.
+    max: embedded ? 1 : (opts.poolSize ?? 10),
     connectionTimeoutMillis: 3000,
   });
   const prisma = new PrismaClient({ adapter });

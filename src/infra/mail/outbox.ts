@@ -1,19 +1,31 @@
 // Emails are rows written in the same transaction as the change that causes them, so a change
-// and its email commit or roll back together; the worker delivers them afterwards.
+// and its email commit or roll back together; the worker delivers them afterwards. Bodies are
+// stored sealed (AES-256-GCM): a link email is a credential until it is sent, and a sent row is
+// deleted. A link email carries its link's expiry: still unsent then, it is dropped, not sent.
 import type { Prisma } from '../../generated/prisma/client.js';
+import type { Cipher } from '../crypto/cipher.js';
 import type { RenderedEmail } from './templates.js';
 
 export type Tx = Prisma.TransactionClient;
 
-export async function enqueueEmail(tx: Tx, to: string, email: RenderedEmail, accountId: string | null): Promise<void> {
-  await tx.outboxEmail.create({
-    data: {
-      accountId,
-      kind: email.kind,
-      toAddress: to,
-      subject: email.subject,
-      textBody: email.text,
-      htmlBody: email.html,
+export interface Outbox {
+  enqueue(tx: Tx, to: string, email: RenderedEmail, accountId: string | null, linkExpiresAt?: Date): Promise<void>;
+}
+
+export function createOutbox(cipher: Cipher): Outbox {
+  return {
+    async enqueue(tx, to, email, accountId, linkExpiresAt) {
+      await tx.outboxEmail.create({
+        data: {
+          accountId,
+          kind: email.kind,
+          toAddress: to,
+          subject: email.subject,
+          textBody: cipher.seal(email.text),
+          htmlBody: cipher.seal(email.html),
+          expiresAt: linkExpiresAt ?? null,
+        },
+      });
     },
-  });
+  };
 }

@@ -2,6 +2,8 @@
 // workers), deletes a row once sent, and backs off exponentially on failure, so an SMTP outage
 // delays mail but never loses it and never fails the request that caused it.
 import type { Logger } from 'pino';
+import type { Cipher } from '../crypto/cipher.js';
+import { isSealed } from '../crypto/cipher.js';
 import type { Db } from '../db/client.js';
 import type { MailTransport } from './transport.js';
 
@@ -20,6 +22,10 @@ export interface MailWorkerOptions {
   transport: MailTransport;
   from: string;
   logger: Logger;
+  /** Opens sealed bodies (src/infra/mail/outbox.ts). */
+  cipher: Cipher;
+  /** The application clock: a link email unsent when its link expires is dropped. */
+  clock: () => Date;
   pollMs?: number;
   batchSize?: number;
   /** Base of the exponential backoff; attempt n waits base * 2^(n-1), capped at 10 minutes. */
@@ -78,6 +84,9 @@ export class MailWorker {
   private async sendBatch(): Promise<number> {
     const { db, transport, from, logger } = this.opts;
     const base = this.opts.retryBaseMs ?? 2000;
+    // A link that has expired is worth nothing and must not arrive late: drop, never send.
+    const dropped = await db.outboxEmail.deleteMany({ where: { expiresAt: { lte: this.opts.clock() } } });
+    if (dropped.count > 0) logger.warn({ dropped: dropped.count }, 'dropped unsent emails whose links had expired');
     // Claim with a lease in one statement: no transaction stays open while SMTP talks, and a
     // worker that dies mid-send leaves rows that become due again when the lease runs out.
     const rows = await db.$queryRaw<OutboxRow[]>`
@@ -95,8 +104,8 @@ export class MailWorker {
           from,
           to: row.to_address,
           subject: row.subject,
-          text: row.text_body,
-          html: row.html_body,
+          text: this.open(row.text_body),
+          html: this.open(row.html_body),
         });
         await db.outboxEmail.deleteMany({ where: { id: row.id } });
         sent++;
@@ -112,6 +121,16 @@ export class MailWorker {
     }
     // When every claimed row failed, stop this drain: the backoff decides when to try again.
     return sent;
+  }
+
+  /** Bodies written before sealing existed (and the login alert, which carries no link) are plain. */
+  private open(body: string): string {
+    if (!isSealed(body)) return body;
+    try {
+      return this.opts.cipher.open(body);
+    } catch {
+      throw new Error('cannot open the sealed body: is ENCRYPTION_KEY the same on every instance?');
+    }
   }
 
   async stop(): Promise<void> {

@@ -107,7 +107,7 @@ builder.mutationFields((t) => ({
   forgotPassword: t.boolean({
     args: { email: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      await forgotPassword(ctx.deps, args.email);
+      forgotPassword(ctx.deps, args.email);
       return true;
     },
   }),

@@ -1,15 +1,47 @@
-// GET /metrics (Prometheus text), behind METRICS_TOKEN when one is configured.
+// GET /metrics (Prometheus text). On the public port only outside production or behind
+// METRICS_TOKEN; METRICS_PORT moves it to its own listener (loopback or the cluster network).
+import { createServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { unauthenticated } from '../../../domain/errors.js';
+import { notFound, unauthenticated } from '../../../domain/errors.js';
 import type { Config } from '../../../infra/config.js';
 import type { Metrics } from '../../../infra/observability/metrics.js';
 import { hasBearer } from '../bearer.js';
+import { writeProblem } from '../problem.js';
 
-export function registerMetricsRoute(app: FastifyInstance, deps: { config: Pick<Config, 'metricsToken'>; metrics: Pick<Metrics, 'registry'> }): void {
+type MetricsDeps = { config: Pick<Config, 'metricsToken' | 'metricsPort' | 'production'>; metrics: Pick<Metrics, 'registry'> };
+
+/** Where /metrics is served: never on the public port of a production server without a token. */
+export function metricsOnPublicPort(config: MetricsDeps['config']): boolean {
+  if (config.metricsPort !== null) return false;
+  return !config.production || config.metricsToken !== null;
+}
+
+export function registerMetricsRoute(app: FastifyInstance, deps: MetricsDeps): void {
+  if (!metricsOnPublicPort(deps.config)) return;
   const { metricsToken } = deps.config;
   const { registry } = deps.metrics;
   app.get('/metrics', async (req, reply) => {
     if (metricsToken && !hasBearer(req.headers.authorization, metricsToken)) throw unauthenticated('A metrics token is required.');
     return reply.type(registry.contentType).send(await registry.metrics());
+  });
+}
+
+/** The separate metrics listener of METRICS_PORT (not started otherwise). */
+export function createMetricsServer(deps: MetricsDeps): Server {
+  const { metricsToken } = deps.config;
+  const { registry } = deps.metrics;
+  return createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) return void writeProblem(res, notFound());
+    if (metricsToken && !hasBearer(req.headers.authorization, metricsToken)) {
+      return void writeProblem(res, unauthenticated('A metrics token is required.'));
+    }
+    registry.metrics().then(
+      (text) => {
+        res.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' });
+        res.end(text);
+      },
+      () => res.destroy(),
+    );
   });
 }

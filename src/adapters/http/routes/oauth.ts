@@ -8,15 +8,13 @@ import type { Logger } from 'pino';
 import type { DomainDeps } from '../../../domain/context.js';
 import type { Config } from '../../../infra/config.js';
 import { badRequest, notFound, unauthenticated } from '../../../domain/errors.js';
-import { clientInfo, setSessionCookie } from '../session-auth.js';
+import { clientInfo, cookieName, setSessionCookie } from '../session-auth.js';
 import { completeSso, type SsoOutcome } from '../../../domain/sso/complete-sso.js';
 import { isProviderName, type ProviderName } from '../../../domain/sso/identity.js';
 import type { SsoProvider } from '../../../domain/sso/providers.js';
 import { badStatePage } from '../../pages/bad-state-page.js';
 import { browserBinding, saveFlow, STATE_TTL_MS, takeFlow, type Intent } from '../../../domain/sso/state.js';
 
-/** Holds the random value that binds an OAuth state to this browser. */
-export const BINDING_COOKIE = 'oauth_binding';
 
 type ProviderParams = { Params: { provider: string }; Querystring: Record<string, unknown> };
 
@@ -31,6 +29,8 @@ export interface OAuthRouteDeps extends DomainDeps {
 
 export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
   const { config, logger, providers } = deps;
+  /** Holds the random value that binds an OAuth state to this browser. */
+  const bindingCookie = cookieName('oauth_binding', config);
   const providerOf = (name: string): SsoProvider => {
     const provider = isProviderName(name) ? providers.get(name) : undefined;
     if (!provider) throw notFound('No such sign-in provider.');
@@ -56,7 +56,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
       if (!req.viewer) throw unauthenticated('Sign in before linking a provider.');
       intent = { kind: 'link', accountId: req.viewer.accountId };
     }
-    const binding = browserBinding(req.cookies[BINDING_COOKIE]);
+    const binding = browserBinding(req.cookies[bindingCookie]);
     let target: URL | undefined;
     await saveFlow(deps.cache, deps.clock(), binding, (state) => {
       const { url, codeVerifier } = provider.authorize(state);
@@ -64,10 +64,10 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
       return { provider: provider.name, intent, codeVerifier };
     });
     // Lax: the callback is a top-level GET from the provider's site, which Lax cookies reach.
-    reply.setCookie(BINDING_COOKIE, binding, {
+    reply.setCookie(bindingCookie, binding, {
       httpOnly: true,
       sameSite: 'lax',
-      path: '/auth/oauth/',
+      path: '/', // `__Host-` cookies must have Path=/
       secure: config.secureCookies,
       maxAge: STATE_TTL_MS / 1000,
     });
@@ -76,7 +76,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
 
   app.get<ProviderParams>('/auth/oauth/:provider/callback', async (req, reply) => {
     const provider = providerOf(req.params.provider);
-    const flow = await takeFlow(deps.cache, deps.clock(), req.cookies[BINDING_COOKIE], first(req.query.state), provider.name);
+    const flow = await takeFlow(deps.cache, deps.clock(), req.cookies[bindingCookie], first(req.query.state), provider.name);
     if (!flow) return badState(req, reply, config.appUrl);
     const error = first(req.query.error);
     if (typeof error === 'string') return refuse(reply, provider.name, error === 'access_denied' ? 'access_denied' : 'provider_error');

@@ -1,0 +1,83 @@
+// Link emails at rest: outbox bodies are sealed with AES-256-GCM under ENCRYPTION_KEY (no token
+// readable in the database), delivered in clear, and a link email still unsent when its link
+// expires is dropped, never sent late. Without ENCRYPTION_KEY (never in production) the key is
+// generated into DATA_DIR once and reused.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { signup } from '../../support/accounts.js';
+import { startTestServer, useServer } from '../../support/server.js';
+
+const s = useServer();
+
+test('outbox rows hold sealed bodies: the link token never rests in clear', async () => {
+  s.smtp.failing = true;
+  try {
+    const a = await signup(s);
+    const row = await s.deps.db.outboxEmail.findFirstOrThrow({ where: { accountId: a.id, kind: 'verify-email' } });
+    assert.match(row.textBody, /^enc:v1:[A-Za-z0-9+/=]+$/);
+    assert.match(row.htmlBody, /^enc:v1:[A-Za-z0-9+/=]+$/);
+    assert.doesNotMatch(row.textBody, /token=/);
+    assert.ok(row.expiresAt, 'a link email knows when its link expires');
+    const opened = s.deps.cipher.open(row.textBody);
+    assert.match(opened, /verify-email\?token=[a-z2-7]{32}/);
+    s.smtp.failing = false;
+    const mail = await s.smtp.waitFor(a.email, 'verify-email');
+    assert.match(mail.token ?? '', /^[a-z2-7]{32}$/);
+    assert.ok(opened.includes(mail.token!), 'the delivered link is the sealed one');
+  } finally {
+    s.smtp.failing = false;
+  }
+});
+
+test('a link email still unsent when its link expires is dropped, not sent', async () => {
+  s.smtp.failing = true;
+  let email: string;
+  try {
+    const a = await signup(s);
+    email = a.email;
+    assert.equal((await s.request('/auth/forgot-password', { method: 'POST', body: { email: a.email } })).status, 204);
+    const deadline = Date.now() + 10_000;
+    while ((await s.deps.db.outboxEmail.count({ where: { accountId: a.id, kind: 'reset-password' } })) === 0) {
+      assert.ok(Date.now() < deadline, 'the reset email was never enqueued');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // Past the reset link's hour (the verification link's 24 hours are not over).
+    s.clock.advance(61 * 60_000);
+  } finally {
+    s.smtp.failing = false;
+  }
+  s.deps.mailWorker.nudge();
+  await s.smtp.waitFor(email, 'verify-email');
+  const deadline = Date.now() + 10_000;
+  while ((await s.deps.db.outboxEmail.count({ where: { toAddress: email } })) > 0) {
+    assert.ok(Date.now() < deadline, 'the outbox was not emptied');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(s.smtp.to(email, 'reset-password').length, 0, 'the expired reset link was never sent');
+});
+
+test('without ENCRYPTION_KEY the embedded default generates a private key file once and keeps using it', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sealed-outbox-'));
+  const env = { ENCRYPTION_KEY: undefined, DATA_DIR: dataDir };
+  try {
+    const first = await startTestServer({ env });
+    let sealed: string;
+    try {
+      assert.equal(statSync(join(dataDir, 'encryption.key')).mode & 0o777, 0o600);
+      sealed = first.deps.cipher.seal('hello');
+    } finally {
+      await first.close();
+    }
+    const second = await startTestServer({ env });
+    try {
+      assert.equal(second.deps.cipher.open(sealed), 'hello', 'the same key after a restart');
+    } finally {
+      await second.close();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
