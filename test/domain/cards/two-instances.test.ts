@@ -1,11 +1,12 @@
 // "A change shows on the very next request on any instance": two server instances on the same
 // PostgreSQL and Redis. Each change is made on instance A after instance B has cached the old
 // answer (in process and in Redis); B's very next request must see the change. Only meaningful
-// on the real backends (the memory cache is one instance by definition), so the suite exists
-// only when DATABASE_URL and REDIS_URL are set; CI runs the suite on both backends.
+// on the real backends (the memory cache is one instance by definition), so on the embedded
+// defaults the tests are reported as skipped; CI runs the suite on both backends.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { signedIn } from '../../support/accounts.js';
+import { needs } from '../../support/backends.js';
 import { useServer } from '../../support/server.js';
 import {
   INTERNAL_TOKEN,
@@ -19,77 +20,76 @@ import {
 } from '../../support/tunnels.js';
 
 const ZONE = 'tunnels.localhost';
+const shared = needs(['DATABASE_URL', 'REDIS_URL'], 'two instances sharing state');
 
-if (process.env.DATABASE_URL && process.env.REDIS_URL) {
-  describe('two instances on one PostgreSQL and Redis', () => {
-    const a = useServer({ env: { INTERNAL_API_TOKEN: INTERNAL_TOKEN } });
-    const b = useServer(() => ({ smtp: a.smtp, env: { INTERNAL_API_TOKEN: INTERNAL_TOKEN } }));
+describe('two instances on one PostgreSQL and Redis', () => {
+  const a = useServer({ env: { INTERNAL_API_TOKEN: INTERNAL_TOKEN } }, shared);
+  const b = useServer(() => ({ smtp: a.smtp, env: { INTERNAL_API_TOKEN: INTERNAL_TOKEN } }), shared);
 
-    /** Both instances' caches hold the answer (B asked twice: Redis, then in process). */
-    async function warm(host: string, status: number): Promise<void> {
-      for (const s of [b, b, a]) assert.equal((await card(s, host)).status, status, host);
-    }
+  /** Both instances' caches hold the answer (B asked twice: Redis, then in process). */
+  async function warm(host: string, status: number): Promise<void> {
+    for (const s of [b, b, a]) assert.equal((await card(s, host)).status, status, host);
+  }
 
-    test('discoverable flips show on the other instance at once, both ways', async () => {
-      const owner = await signedIn(a);
-      const t = await createTunnel(a, owner);
-      await warm(t.host, 404);
-      await patchTunnel(a, owner, t.id, { discoverable: true });
-      assert.equal((await card(b, t.host)).status, 200);
-      await warm(t.host, 200);
-      await patchTunnel(a, owner, t.id, { discoverable: false });
-      assert.equal((await card(b, t.host)).status, 404);
-    });
-
-    test('pinned tools and custom domain changes show on the other instance at once', async () => {
-      const owner = await signedIn(a);
-      const first = customDomain('two');
-      const second = customDomain('two');
-      const t = await discoverableTunnel(a, owner, { custom_domain: first });
-      await warm(t.host, 200);
-      await warm(first, 200);
-      await warm(second, 404);
-      await pinTools(a, t.id, { tools: [{ name: 'one' }] });
-      assert.deepEqual((await card(b, t.host)).json.tools, [{ name: 'one' }]);
-      await patchTunnel(a, owner, t.id, { custom_domain: second });
-      assert.equal((await card(b, first)).status, 404);
-      assert.equal((await card(b, second)).status, 200);
-    });
-
-    test('subdomain and slug renames show on the other instance at once', async () => {
-      const owner = await signedIn(a);
-      const t = await discoverableTunnel(a, owner);
-      const sub = uniqueSubdomain('mv');
-      const subHost = `${sub}--${owner.slug}.${ZONE}`;
-      await warm(t.host, 200);
-      await warm(subHost, 404);
-      await patchTunnel(a, owner, t.id, { subdomain: sub });
-      assert.equal((await card(b, t.host)).status, 404);
-      assert.equal((await card(b, subHost)).status, 200);
-      const slug = `two-${Date.now().toString(36)}`;
-      const slugHost = `${sub}--${slug}.${ZONE}`;
-      await warm(subHost, 200);
-      await warm(slugHost, 404);
-      const r = await a.request('/api/account/slug', { method: 'PATCH', bearer: owner.token, body: { slug } });
-      assert.equal(r.status, 200, r.text);
-      assert.equal((await card(b, subHost)).status, 404);
-      assert.equal((await card(b, slugHost)).status, 200);
-    });
-
-    test('tunnel and account deletions show on the other instance at once', async () => {
-      const owner = await signedIn(a);
-      const gone = await discoverableTunnel(a, owner);
-      const domain = customDomain('two');
-      const kept = await discoverableTunnel(a, owner, { custom_domain: domain });
-      await warm(gone.host, 200);
-      await a.request(`/api/tunnels/${gone.id}`, { method: 'DELETE', bearer: owner.token });
-      assert.equal((await card(b, gone.host)).status, 404);
-      await warm(kept.host, 200);
-      await warm(domain, 200);
-      const del = await a.request('/api/account', { method: 'DELETE', bearer: owner.token, body: { email: owner.email, password: owner.password } });
-      assert.equal(del.status, 204, del.text);
-      assert.equal((await card(b, kept.host)).status, 404);
-      assert.equal((await card(b, domain)).status, 404);
-    });
+  test('discoverable flips show on the other instance at once, both ways', shared, async () => {
+    const owner = await signedIn(a);
+    const t = await createTunnel(a, owner);
+    await warm(t.host, 404);
+    await patchTunnel(a, owner, t.id, { discoverable: true });
+    assert.equal((await card(b, t.host)).status, 200);
+    await warm(t.host, 200);
+    await patchTunnel(a, owner, t.id, { discoverable: false });
+    assert.equal((await card(b, t.host)).status, 404);
   });
-}
+
+  test('pinned tools and custom domain changes show on the other instance at once', shared, async () => {
+    const owner = await signedIn(a);
+    const first = customDomain('two');
+    const second = customDomain('two');
+    const t = await discoverableTunnel(a, owner, { custom_domain: first });
+    await warm(t.host, 200);
+    await warm(first, 200);
+    await warm(second, 404);
+    await pinTools(a, t.id, { tools: [{ name: 'one' }] });
+    assert.deepEqual((await card(b, t.host)).json.tools, [{ name: 'one' }]);
+    await patchTunnel(a, owner, t.id, { custom_domain: second });
+    assert.equal((await card(b, first)).status, 404);
+    assert.equal((await card(b, second)).status, 200);
+  });
+
+  test('subdomain and slug renames show on the other instance at once', shared, async () => {
+    const owner = await signedIn(a);
+    const t = await discoverableTunnel(a, owner);
+    const sub = uniqueSubdomain('mv');
+    const subHost = `${sub}--${owner.slug}.${ZONE}`;
+    await warm(t.host, 200);
+    await warm(subHost, 404);
+    await patchTunnel(a, owner, t.id, { subdomain: sub });
+    assert.equal((await card(b, t.host)).status, 404);
+    assert.equal((await card(b, subHost)).status, 200);
+    const slug = `two-${Date.now().toString(36)}`;
+    const slugHost = `${sub}--${slug}.${ZONE}`;
+    await warm(subHost, 200);
+    await warm(slugHost, 404);
+    const r = await a.request('/api/account/slug', { method: 'PATCH', bearer: owner.token, body: { slug } });
+    assert.equal(r.status, 200, r.text);
+    assert.equal((await card(b, subHost)).status, 404);
+    assert.equal((await card(b, slugHost)).status, 200);
+  });
+
+  test('tunnel and account deletions show on the other instance at once', shared, async () => {
+    const owner = await signedIn(a);
+    const gone = await discoverableTunnel(a, owner);
+    const domain = customDomain('two');
+    const kept = await discoverableTunnel(a, owner, { custom_domain: domain });
+    await warm(gone.host, 200);
+    await a.request(`/api/tunnels/${gone.id}`, { method: 'DELETE', bearer: owner.token });
+    assert.equal((await card(b, gone.host)).status, 404);
+    await warm(kept.host, 200);
+    await warm(domain, 200);
+    const del = await a.request('/api/account', { method: 'DELETE', bearer: owner.token, body: { email: owner.email, password: owner.password } });
+    assert.equal(del.status, 204, del.text);
+    assert.equal((await card(b, kept.host)).status, 404);
+    assert.equal((await card(b, domain)).status, 404);
+  });
+});

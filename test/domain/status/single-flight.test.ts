@@ -2,6 +2,7 @@
 // instance and, through the shared cache (Redis), across instances.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { needs } from '../../support/backends.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 import { statusCount, ZONE, useStatusFixture } from '../../support/status.js';
 
@@ -26,8 +27,10 @@ test('concurrent requests while a slow probe is in flight still share that one p
   assert.equal(f.api.hits, 1);
 });
 
-if (process.env.REDIS_URL) {
-  test('two instances sharing Redis: concurrent cold requests to both probe once', async () => {
+test(
+  'two instances sharing Redis: concurrent cold requests to both probe once',
+  needs(['REDIS_URL'], 'two instances sharing the roll-up through Redis'),
+  async () => {
     await f.reset();
     let second: TestServer | null = null;
     try {
@@ -51,5 +54,5 @@ if (process.env.REDIS_URL) {
     } finally {
       await second?.close();
     }
-  });
-}
+  },
+);
