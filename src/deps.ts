@@ -97,6 +97,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     mailWorker,
     cipher,
     outbox: createOutbox(cipher),
+    policy: { signupsPerNetworkPerHour: config.signupRateLimit },
     async close() {
       await mailWorker.stop();
       transport.close();

@@ -16,6 +16,8 @@ export interface DomainDeps {
   /** Wakes the mail worker once a transaction that enqueued mail has committed. */
   mailNotify: () => void;
   events: DomainEvents;
+  /** Operator-tunable limits. */
+  policy: { signupsPerNetworkPerHour: number };
   /** For work that runs after the reply (nobody else would hear of its failure). */
   logger: Logger;
 }

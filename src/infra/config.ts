@@ -86,6 +86,11 @@ const EnvSchema = z.object({
     })
     .optional(),
   GRAPHQL_INTROSPECTION: bool('GRAPHQL_INTROSPECTION').optional(),
+  SIGNUP_RATE_LIMIT: z
+    .string()
+    .default('20')
+    .refine((v) => /^[1-9]\d{0,6}$/.test(v), { message: 'SIGNUP_RATE_LIMIT must be a positive number (sign-ups per client network per hour)' })
+    .transform(Number),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl('OTEL_EXPORTER_OTLP_ENDPOINT'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -138,6 +143,8 @@ export interface Config {
   /** 32 bytes; null: the embedded default (a key generated into DATA_DIR, see deps.ts). */
   encryptionKey: Buffer | null;
   graphqlIntrospection: boolean;
+  /** Sign-ups per client network (IPv4 /24, IPv6 /48) per hour. */
+  signupRateLimit: number;
   otlpEndpoint: string | null;
   logLevel: string;
 }
@@ -219,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: e.METRICS_PORT ?? null,
     encryptionKey: e.ENCRYPTION_KEY ? Buffer.from(e.ENCRYPTION_KEY, 'base64') : null,
     graphqlIntrospection: e.GRAPHQL_INTROSPECTION ?? !production,
+    signupRateLimit: e.SIGNUP_RATE_LIMIT,
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
     logLevel: e.LOG_LEVEL,
   };

@@ -8,6 +8,7 @@ import { normalizeEmail, parseEmail } from './email-address.js';
 import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
 import { confirmPassword } from './password-confirmation.js';
 import { invalidateAccountView } from './account-view.js';
+import { LIMITS, reserve } from './rate-limit.js';
 
 const inUse = () => conflict('That email address is already in use.');
 
@@ -18,6 +19,8 @@ export async function requestEmailChange(
   client: ClientInfo,
 ): Promise<void> {
   const newEmail = parseEmail(input.newEmail);
+  // Each request costs a password hash and an email to an address of the caller's choosing.
+  await reserve(deps.cache, LIMITS.changeEmail, accountId, 'Too many email change requests. Try again later.');
   const account = await confirmPassword(deps, accountId, input.currentPassword, client);
   const normalized = normalizeEmail(newEmail);
   if (normalized === account.emailNormalized) throw badRequest('That is already the email of this account.');

@@ -5,6 +5,7 @@ import { wrongCredentials } from '../errors.js';
 import { issueSignIn, type SignedIn } from '../sessions/sign-in.js';
 import { hasNul, normalizeEmail } from './email-address.js';
 import { checkPassword } from './password-check.js';
+import { networkOf } from '../sessions/network.js';
 
 export async function login(
   deps: DomainDeps,
@@ -12,13 +13,21 @@ export async function login(
   client: ClientInfo,
 ): Promise<SignedIn> {
   const emailKey = normalizeEmail(input.email).slice(0, 320);
+  const network = networkOf(client.ip) ?? '';
   const account = hasNul(emailKey)
     ? null
     : await deps.db.account.findUnique({
         where: { emailNormalized: emailKey },
-        select: { id: true, email: true, emailVerified: true, passwordHash: true },
+        select: {
+          id: true,
+          email: true,
+          emailVerified: true,
+          passwordHash: true,
+          knownNetworks: { where: { network }, select: { network: true }, take: 1 },
+        },
       });
-  const rehash = await checkPassword(deps, { emailKey, passwordHash: account?.passwordHash ?? null }, input.password, client, wrongCredentials);
+  const subject = { emailKey, passwordHash: account?.passwordHash ?? null, knownNetwork: (account?.knownNetworks.length ?? 0) > 0 };
+  const rehash = await checkPassword(deps, subject, input.password, client, wrongCredentials);
   if (!account) throw wrongCredentials(); // not reached: without a hash checkPassword throws
   return issueSignIn(
     deps,

@@ -1,24 +1,34 @@
 // The one password check behind every place that asks for a password: login, the confirmation
-// of a pending SSO link, and the current password asked again before a sensitive change. Each
-// applies the same limits: failed attempts per account (its normalized email) and per client
-// network; past either, 429 with Retry-After, even for the right password. A missing hash (an
-// unknown email, an SSO-only account) still burns one, so timing does not tell; a failure counts
-// against both limits; a success clears the account's counter.
+// of a pending SSO link, and the current password asked again before a sensitive change.
+//
+// Every attempt is counted before the password is verified, so concurrent guesses cannot
+// overtake the limit: 50 parallel wrong passwords get at most the limit's number of 401s and
+// 429s for the rest. The budgets:
+//   - per account, from networks it has never signed in from (all together): 10 per 15 minutes;
+//   - per account and network it has signed in from before: 10 per 15 minutes each, so a
+//     stranger spraying from elsewhere cannot lock the owner out of their next correct login;
+//   - per account, everywhere: 50 failures per 15 minutes (distributed guessing);
+//   - per client network, across accounts: 50 failures per 15 minutes.
+// A missing hash (an unknown email, an SSO-only account) still burns one, so timing does not
+// tell. A success clears the budget it was counted against; failures also count against the
+// account ceiling and the client network.
 import type { Cache } from '../../infra/cache/cache.js';
 import type { ClientInfo } from '../context.js';
 import type { AppError } from '../errors.js';
 import { networkOf } from '../sessions/network.js';
 import { burnPasswordHash, verifyPassword } from './password.js';
-import { LIMITS, assertUnderLimit, consume, resetLimit } from './rate-limit.js';
+import { LIMITS, assertUnderLimit, consume, reserve, resetLimit, type Limit } from './rate-limit.js';
 
 export interface PasswordSubject {
   /** The account's normalized email (or the typed one, for an unknown address). */
   emailKey: string;
   passwordHash: string | null;
+  /** Whether the client's network is one the account has signed in from before. */
+  knownNetwork: boolean;
 }
 
 /** Per-IP limits count per network (/24, /48): one client hopping addresses is one client. */
-const ipSubject = (ip: string) => networkOf(ip) ?? ip;
+export const ipSubject = (ip: string) => networkOf(ip) ?? ip;
 
 /**
  * Verifies `password` against the subject's hash under the sign-in limits. Throws `wrong()` when
@@ -32,20 +42,26 @@ export async function checkPassword(
   client: ClientInfo,
   wrong: () => AppError,
 ): Promise<string | null> {
-  const [failures] = await Promise.all([
-    assertUnderLimit(deps.cache, LIMITS.loginPerAccount, subject.emailKey),
-    assertUnderLimit(deps.cache, LIMITS.loginPerIp, ipSubject(client.ip)),
+  const network = ipSubject(client.ip);
+  const [accountLimit, accountSubject]: [Limit, string] = subject.knownNetwork
+    ? [LIMITS.loginPerKnownNetwork, `${subject.emailKey}|${network}`]
+    : [LIMITS.loginPerAccount, subject.emailKey];
+  await Promise.all([
+    assertUnderLimit(deps.cache, LIMITS.loginPerIp, network),
+    assertUnderLimit(deps.cache, LIMITS.loginAccountCeiling, subject.emailKey),
+    // Reserve before verifying: the count is taken atomically, so parallel attempts queue on it.
+    reserve(deps.cache, accountLimit, accountSubject),
   ]);
   const check = subject.passwordHash
     ? await verifyPassword(subject.passwordHash, password)
     : (await burnPasswordHash(password), { valid: false, rehash: null });
   if (!check.valid) {
     await Promise.all([
-      consume(deps.cache, LIMITS.loginPerAccount, subject.emailKey),
-      consume(deps.cache, LIMITS.loginPerIp, ipSubject(client.ip)),
+      consume(deps.cache, LIMITS.loginPerIp, network),
+      consume(deps.cache, LIMITS.loginAccountCeiling, subject.emailKey),
     ]);
     throw wrong();
   }
-  if (failures > 0) await resetLimit(deps.cache, LIMITS.loginPerAccount, subject.emailKey);
+  await resetLimit(deps.cache, accountLimit, accountSubject);
   return check.rehash;
 }

@@ -4,6 +4,7 @@
 import type { DomainDeps, ClientInfo } from '../context.js';
 import { AppError, unauthenticated } from '../errors.js';
 import { checkPassword } from './password-check.js';
+import { networkOf } from '../sessions/network.js';
 
 export interface ConfirmedAccount {
   id: string;
@@ -22,14 +23,22 @@ export async function confirmPassword(
 ): Promise<ConfirmedAccount> {
   const account = await deps.db.account.findUnique({
     where: { id: accountId },
-    select: { id: true, email: true, emailNormalized: true, slug: true, passwordHash: true },
+    select: {
+      id: true,
+      email: true,
+      emailNormalized: true,
+      slug: true,
+      passwordHash: true,
+      knownNetworks: { where: { network: networkOf(client.ip) ?? '' }, select: { network: true }, take: 1 },
+    },
   });
   if (!account) throw unauthenticated();
   if (!account.passwordHash) {
     throw new AppError('UNAUTHENTICATED', 'This account has no password yet. Set one with "Forgot password" first.');
   }
-  const { passwordHash, ...rest } = account;
-  const rehash = await checkPassword(deps, { emailKey: account.emailNormalized, passwordHash }, password, client, wrongCurrentPassword);
+  const { passwordHash, knownNetworks, ...rest } = account;
+  const subject = { emailKey: account.emailNormalized, passwordHash, knownNetwork: knownNetworks.length > 0 };
+  const rehash = await checkPassword(deps, subject, password, client, wrongCurrentPassword);
   if (rehash) await deps.db.account.update({ where: { id: account.id }, data: { passwordHash: rehash } });
   return rest;
 }

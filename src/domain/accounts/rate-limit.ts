@@ -1,5 +1,8 @@
-// Fixed-window limits kept in the cache, so every instance counts against the same numbers.
-import { orFallback, type Cache } from '../../infra/cache/cache.js';
+// Fixed-window limits kept in the shared cache, so every instance counts against the same
+// numbers. They never fail open: while the cache is unreachable, the same limits are counted in
+// process (per instance) until it answers again.
+import type { Cache } from '../../infra/cache/cache.js';
+import { MemoryCache } from '../../infra/cache/memory.js';
 import { rateLimited } from '../errors.js';
 
 export interface Limit {
@@ -8,35 +11,65 @@ export interface Limit {
   windowMs: number;
 }
 
+const MINUTES_15 = 15 * 60_000;
+
 export const LIMITS = {
-  /** Failed sign-ins per account (email), then 429 until the window ends. */
-  loginPerAccount: { name: 'login-account', max: 10, windowMs: 15 * 60_000 },
-  /** Failed sign-ins per client IP, across accounts. */
-  loginPerIp: { name: 'login-ip', max: 50, windowMs: 15 * 60_000 },
-  resendVerification: { name: 'resend-verification', max: 5, windowMs: 15 * 60_000 },
+  /** Password attempts per account from networks it has never signed in from (all of them together). */
+  loginPerAccount: { name: 'login-account', max: 10, windowMs: MINUTES_15 },
+  /** Password attempts per account from one network it has signed in from before: the owner's own budget. */
+  loginPerKnownNetwork: { name: 'login-account-net', max: 10, windowMs: MINUTES_15 },
+  /** Every password attempt on the account, wherever it comes from: stops distributed guessing. */
+  loginAccountCeiling: { name: 'login-account-all', max: 50, windowMs: MINUTES_15 },
+  /** Failed password attempts per client network, across accounts. */
+  loginPerIp: { name: 'login-ip', max: 50, windowMs: MINUTES_15 },
+  resendVerification: { name: 'resend-verification', max: 5, windowMs: MINUTES_15 },
   /** Reset emails per address; past it forgot-password still answers 204 but sends nothing. */
-  forgotPassword: { name: 'forgot-password', max: 5, windowMs: 15 * 60_000 },
-  /** Confirm-email-change and verify attempts are single-use tokens; no limit needed. */
+  forgotPassword: { name: 'forgot-password', max: 5, windowMs: MINUTES_15 },
+  /** Accounts created per client network (each costs a password hash and an email). */
+  signupPerIp: { name: 'signup-ip', max: 20, windowMs: 60 * 60_000 },
+  /** Email-change requests per account (each costs a password hash and an email). */
+  changeEmail: { name: 'change-email', max: 5, windowMs: MINUTES_15 },
 } satisfies Record<string, Limit>;
 
 const key = (limit: Limit, subject: string) => `rl:${limit.name}:${subject}`;
 
-// Limits fail open (orFallback): while the cache is unreachable, sign-in keeps working (the
-// database and argon2 still bound an attacker's rate) rather than locking every user out.
+// The in-process stand-in, one per cache (per app instance), used only while the cache fails.
+const fallbacks = new WeakMap<Cache, MemoryCache>();
+function fallbackOf(cache: Cache): MemoryCache {
+  let local = fallbacks.get(cache);
+  if (!local) fallbacks.set(cache, (local = new MemoryCache()));
+  return local;
+}
+
+async function counted<T>(cache: Cache, op: (store: Cache) => Promise<T>): Promise<T> {
+  try {
+    return await op(cache);
+  } catch {
+    return op(fallbackOf(cache));
+  }
+}
+
+const retryAfter = (resetMs: number) => Math.max(1, Math.ceil(resetMs / 1000));
 
 /** Throws RATE_LIMITED (with Retry-After) when the counter is already at its maximum; else returns the count. */
 export async function assertUnderLimit(cache: Cache, limit: Limit, subject: string): Promise<number> {
-  const current = await orFallback(cache.peek(key(limit, subject)), null);
-  if (current && current.count >= limit.max) throw rateLimited(Math.max(1, Math.ceil(current.resetMs / 1000)));
+  const current = await counted(cache, (c) => c.peek(key(limit, subject)));
+  if (current && current.count >= limit.max) throw rateLimited(retryAfter(current.resetMs));
   return current?.count ?? 0;
 }
 
-/** Counts one event; returns false (and counts nothing more) once the window's maximum is passed. */
+/** Counts one event; `allowed` is false once the window's maximum is passed. */
 export async function consume(cache: Cache, limit: Limit, subject: string): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
-  const { count, resetMs } = await orFallback(cache.hit(key(limit, subject), limit.windowMs), { count: 0, resetMs: 0 });
-  return { allowed: count <= limit.max, retryAfterSeconds: Math.max(1, Math.ceil(resetMs / 1000)) };
+  const { count, resetMs } = await counted(cache, (c) => c.hit(key(limit, subject), limit.windowMs));
+  return { allowed: count <= limit.max, retryAfterSeconds: retryAfter(resetMs) };
+}
+
+/** Counts one event and throws RATE_LIMITED when it is past the maximum: reserve first, then act. */
+export async function reserve(cache: Cache, limit: Limit, subject: string, message?: string): Promise<void> {
+  const { allowed, retryAfterSeconds } = await consume(cache, limit, subject);
+  if (!allowed) throw rateLimited(retryAfterSeconds, message);
 }
 
 export async function resetLimit(cache: Cache, limit: Limit, subject: string): Promise<void> {
-  await orFallback(cache.del(key(limit, subject)), undefined);
+  await counted(cache, (c) => c.del(key(limit, subject)));
 }

@@ -9,6 +9,8 @@ import { normalizeEmail, parseEmail } from './email-address.js';
 import { issueEmailToken } from './email-tokens.js';
 import { assertPasswordLength, hashPassword } from './password.js';
 import { slugCandidates } from './slug.js';
+import { ipSubject } from './password-check.js';
+import { LIMITS, reserve } from './rate-limit.js';
 import { isHeldForAnother } from '../tunnels/released-names.js';
 
 export interface NewAccount {
@@ -25,6 +27,13 @@ export async function signup(
 ): Promise<NewAccount> {
   const email = parseEmail(input.email);
   assertPasswordLength(input.password);
+  // Each sign-up costs a password hash and an email: counted per client network before either.
+  await reserve(
+    deps.cache,
+    { ...LIMITS.signupPerIp, max: deps.policy.signupsPerNetworkPerHour },
+    ipSubject(client.ip),
+    'Too many sign-ups from this network. Try again later.',
+  );
   const emailNormalized = normalizeEmail(email);
   if (await deps.db.account.findUnique({ where: { emailNormalized }, select: { id: true } })) {
     throw emailTaken();

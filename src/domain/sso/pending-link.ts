@@ -5,6 +5,7 @@
 import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail } from '../accounts/email-address.js';
 import { checkPassword } from '../accounts/password-check.js';
+import { networkOf } from '../sessions/network.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
 import { isUniqueViolation } from '../../infra/db/errors.js';
 import { AppError, badRequest, conflict } from '../errors.js';
@@ -58,13 +59,23 @@ export async function confirmLink(
   if (!isWellFormedToken(input.token)) throw invalidLink();
   const link = await deps.db.pendingLink.findUnique({
     where: { tokenHash: hashToken(input.token) },
-    include: { account: { select: { id: true, email: true, emailVerified: true, passwordHash: true } } },
+    include: {
+      account: {
+        select: {
+          id: true,
+          email: true,
+          emailVerified: true,
+          passwordHash: true,
+          knownNetworks: { where: { network: networkOf(client.ip) ?? '' }, select: { network: true }, take: 1 },
+        },
+      },
+    },
   });
   if (!link || link.usedAt || link.expiresAt <= deps.clock()) throw invalidLink();
   const { account } = link;
   const rehash = await checkPassword(
     deps,
-    { emailKey: normalizeEmail(account.email), passwordHash: account.passwordHash },
+    { emailKey: normalizeEmail(account.email), passwordHash: account.passwordHash, knownNetwork: account.knownNetworks.length > 0 },
     input.password,
     client,
     wrongPassword,

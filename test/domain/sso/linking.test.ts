@@ -171,13 +171,26 @@ test('intent=link needs a session at start (401) and the same account at the cal
   assert.equal(await s.deps.db.linkedIdentity.count({ where: { email: fake.google.user.email } }), 0);
 });
 
-test('the /link-account page asks for the password and posts to confirm-link', async () => {
-  const page = await s.request('/link-account?token=abc');
+test('the /link-account page names the provider and identity being linked, asks for the password and posts to confirm-link', async () => {
+  const email = uniqueEmail('pl.page');
+  const { token } = await pendingLinkFor(email, 'github');
+  const page = await s.request(`/link-account?token=${token}`);
   assert.equal(page.status, 200);
   assert.match(String(page.headers['content-type']), /text\/html/);
   assert.match(page.text, /data-flow="link-account"/);
+  assert.match(page.text, /<strong>GitHub<\/strong>/);
+  assert.ok(page.text.includes(`<strong>${email}</strong>`), 'the provider email is shown');
   assert.match(page.text, /<input[^>]+name="password"[^>]+type="password"/);
   assert.equal(page.headers['referrer-policy'], 'no-referrer');
   const script = await s.request('/assets/link-pages.js');
   assert.match(script.text, /\/auth\/oauth\/confirm-link/);
+  // Opening the page changed nothing: the link still works.
+  assert.equal((await confirm(token, PASSWORD)).status, 200);
+  // A used, unknown or malformed token shows no form, only what happened.
+  for (const t of [token, 'abc']) {
+    const gone = await s.request(`/link-account?token=${t}`);
+    assert.equal(gone.status, 200);
+    assert.doesNotMatch(gone.text, /<input/);
+    assert.match(gone.text, /invalid, has expired or was already used/);
+  }
 });
