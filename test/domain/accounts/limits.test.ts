@@ -6,19 +6,19 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PASSWORD, fromIp, randomIp } from '../../support/accounts.js';
 import { assertProblem } from '../../support/problem.js';
-import { startTestServer, uniqueEmail, useServer, type TestServer } from '../../support/server.js';
+import { startTestServer, uniqueEmail, useServer, type Server } from '../../support/server.js';
 import { TcpProxy } from '../../support/tcp-proxy.js';
 
 const s = useServer({ env: { TRUST_PROXY: 'true' } });
 
-async function account(server: TestServer, ip: string): Promise<string> {
+async function account(server: Server, ip: string): Promise<string> {
   const email = uniqueEmail('limits');
   const r = await server.request('/auth/signup', { method: 'POST', body: { email, password: PASSWORD }, headers: fromIp(ip) });
   assert.equal(r.status, 201, r.text);
   return email;
 }
 
-const login = (server: TestServer, email: string, password: string, ip: string) =>
+const login = (server: Server, email: string, password: string, ip: string) =>
   server.request('/auth/login', { method: 'POST', body: { email, password }, headers: fromIp(ip) });
 
 test('50 concurrent wrong passwords for one account: at most 10 are checked (401), the rest are 429', async () => {
