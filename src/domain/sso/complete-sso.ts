@@ -1,13 +1,8 @@
-// What a successful provider round trip leads to (the callback's decision), as a value the HTTP
-// adapter turns into a redirect:
-//   sign-in, identity linked              → signed in, exactly like a password login
-//   sign-in, new identity, email unknown  → account created from the identity, signed in
-//   sign-in, email of a password account  → pending link (the password is asked for first)
-//   sign-in, email of a password-less one → refused: never merged
-//   link                                  → bound to the signed-in account, unless the identity
-//                                           belongs to another account (refused, nothing changes)
-// Races (two callbacks for one identity, a taken slug) end in a unique violation; the decision
-// is then taken again on the new state of the database.
+// Carries out what a successful provider round trip leads to: looks up what the database says
+// about the identity, asks sso-outcome.ts what follows from it, and does that, returning a value
+// the HTTP adapter turns into a redirect. Races (two callbacks for one identity, a taken slug)
+// end in a unique violation; the facts are then looked up again and the decision taken again on
+// the new state of the database.
 import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail } from '../accounts/email-address.js';
 import { slugCandidates } from '../accounts/slug.js';
@@ -15,19 +10,10 @@ import { isUniqueViolation } from '../../infra/db/errors.js';
 import { issueSignIn, type SignedIn } from '../sessions/sign-in.js';
 import type { ProviderIdentity } from './identity.js';
 import { createPendingLink } from './pending-link.js';
+import { decideSsoOutcome, type SsoFacts, type SsoRefusal } from './sso-outcome.js';
 import { createSsoAccount } from './sso-signup.js';
 import type { Intent } from './state.js';
 import { invalidateAccountView } from '../accounts/account-view.js';
-
-export type SsoRefusal =
-  /** The email belongs to an account without a password: sign in with its method and link from settings. */
-  | 'use_existing_method'
-  /** The identity is linked to another account. */
-  | 'identity_in_use'
-  /** The account already has another identity of this provider. */
-  | 'provider_already_linked'
-  /** intent=link, but the browser is no longer signed in to the account that started it. */
-  | 'session_changed';
 
 export type SsoOutcome =
   | { kind: 'signed-in'; signedIn: SignedIn }
@@ -35,24 +21,58 @@ export type SsoOutcome =
   | { kind: 'pending-link'; token: string }
   | { kind: 'refused'; reason: SsoRefusal };
 
+interface SsoInput {
+  identity: ProviderIdentity;
+  intent: Intent;
+  viewerAccountId: string | null;
+}
+
 const MAX_ATTEMPTS = 8;
 
-export async function completeSso(
-  deps: DomainDeps,
-  input: { identity: ProviderIdentity; intent: Intent; viewerAccountId: string | null },
-  client: ClientInfo,
-): Promise<SsoOutcome> {
-  const { identity, intent } = input;
-  if (intent.kind === 'link' && input.viewerAccountId !== intent.accountId) return { kind: 'refused', reason: 'session_changed' };
-  const slugs = slugCandidates(identity.email);
+export async function completeSso(deps: DomainDeps, input: SsoInput, client: ClientInfo): Promise<SsoOutcome> {
+  const slugs = slugCandidates(input.identity.email);
   for (let attempt = 1; ; attempt++) {
     try {
-      return intent.kind === 'link'
-        ? await linkToAccount(deps, identity, intent.accountId)
-        : await signInWith(deps, identity, () => slugs.next().value as string, client);
+      return await completeOnce(deps, input, () => slugs.next().value as string, client);
     } catch (err) {
       if (!isUniqueViolation(err) || attempt >= MAX_ATTEMPTS) throw err;
     }
+  }
+}
+
+async function completeOnce(deps: DomainDeps, input: SsoInput, nextSlug: () => string, client: ClientInfo): Promise<SsoOutcome> {
+  const { identity } = input;
+  const { facts, linked } = await lookUpFacts(deps, input);
+  const decision = decideSsoOutcome(facts);
+  switch (decision.kind) {
+    case 'refused':
+      return { kind: 'refused', reason: decision.reason };
+    case 'already-linked':
+      return { kind: 'linked' };
+    case 'link':
+      await deps.db.linkedIdentity.create({
+        data: {
+          accountId: decision.accountId,
+          provider: identity.provider,
+          providerUserId: identity.providerUserId,
+          email: identity.email,
+          linkedAt: deps.clock(),
+        },
+      });
+      await invalidateAccountView(deps.cache, decision.accountId);
+      return { kind: 'linked' };
+    case 'sign-in': {
+      const row = linked!;
+      const signedIn = await issueSignIn(deps, row.account, client, async (tx) => {
+        // Keeps the provider email shown in the settings current.
+        if (row.email !== identity.email) await tx.linkedIdentity.update({ where: { id: row.id }, data: { email: identity.email } });
+      });
+      return { kind: 'signed-in', signedIn };
+    }
+    case 'sign-up':
+      return { kind: 'signed-in', signedIn: await createSsoAccount(deps, identity, nextSlug(), client) };
+    case 'pending-link':
+      return { kind: 'pending-link', token: await createPendingLink(deps, decision.accountId, identity) };
   }
 }
 
@@ -60,50 +80,40 @@ const identityWhere = (identity: ProviderIdentity) => ({
   provider_providerUserId: { provider: identity.provider, providerUserId: identity.providerUserId },
 });
 
-async function linkToAccount(deps: DomainDeps, identity: ProviderIdentity, accountId: string): Promise<SsoOutcome> {
-  const existing = await deps.db.linkedIdentity.findUnique({ where: identityWhere(identity), select: { accountId: true } });
-  if (existing) return existing.accountId === accountId ? { kind: 'linked' } : { kind: 'refused', reason: 'identity_in_use' };
-  const sameProvider = await deps.db.linkedIdentity.findUnique({
-    where: { accountId_provider: { accountId, provider: identity.provider } },
-    select: { id: true },
-  });
-  if (sameProvider) return { kind: 'refused', reason: 'provider_already_linked' };
-  await deps.db.linkedIdentity.create({
-    data: {
-      accountId,
-      provider: identity.provider,
-      providerUserId: identity.providerUserId,
-      email: identity.email,
-      linkedAt: deps.clock(),
-    },
-  });
-  await invalidateAccountView(deps.cache, accountId);
-  return { kind: 'linked' };
-}
-
-async function signInWith(
-  deps: DomainDeps,
-  identity: ProviderIdentity,
-  nextSlug: () => string,
-  client: ClientInfo,
-): Promise<SsoOutcome> {
-  const linked = await deps.db.linkedIdentity.findUnique({
+/** The facts the decision needs, and the linked identity's row a sign-in works on. */
+async function lookUpFacts(deps: DomainDeps, { identity, intent, viewerAccountId }: SsoInput) {
+  const linkedQuery = deps.db.linkedIdentity.findUnique({
     where: identityWhere(identity),
     select: { id: true, email: true, account: { select: { id: true, email: true, emailVerified: true } } },
   });
-  if (linked) {
-    const signedIn = await issueSignIn(deps, linked.account, client, async (tx) => {
-      // Keeps the provider email shown in the settings current.
-      if (linked.email !== identity.email) await tx.linkedIdentity.update({ where: { id: linked.id }, data: { email: identity.email } });
-    });
-    return { kind: 'signed-in', signedIn };
+  if (intent.kind === 'link') {
+    const [linked, sameProvider] = await Promise.all([
+      linkedQuery,
+      deps.db.linkedIdentity.findUnique({
+        where: { accountId_provider: { accountId: intent.accountId, provider: identity.provider } },
+        select: { id: true },
+      }),
+    ]);
+    const facts: SsoFacts = {
+      kind: 'link',
+      accountId: intent.accountId,
+      viewerAccountId,
+      identityAccountId: linked?.account.id ?? null,
+      accountHasProviderIdentity: sameProvider !== null,
+    };
+    return { facts, linked };
   }
-  const account = await deps.db.account.findUnique({
-    where: { emailNormalized: normalizeEmail(identity.email) },
-    select: { id: true, passwordHash: true, linkedIdentities: { where: { provider: identity.provider }, select: { id: true } } },
-  });
-  if (!account) return { kind: 'signed-in', signedIn: await createSsoAccount(deps, identity, nextSlug(), client) };
-  if (!account.passwordHash) return { kind: 'refused', reason: 'use_existing_method' };
-  if (account.linkedIdentities.length > 0) return { kind: 'refused', reason: 'provider_already_linked' };
-  return { kind: 'pending-link', token: await createPendingLink(deps, account.id, identity) };
+  const [linked, account] = await Promise.all([
+    linkedQuery,
+    deps.db.account.findUnique({
+      where: { emailNormalized: normalizeEmail(identity.email) },
+      select: { id: true, passwordHash: true, linkedIdentities: { where: { provider: identity.provider }, select: { id: true } } },
+    }),
+  ]);
+  const facts: SsoFacts = {
+    kind: 'sign-in',
+    identityAccountId: linked?.account.id ?? null,
+    emailAccount: account && { id: account.id, hasPassword: Boolean(account.passwordHash), hasProviderIdentity: account.linkedIdentities.length > 0 },
+  };
+  return { facts, linked };
 }
