@@ -18,3 +18,12 @@ CREATE TABLE "released_names" (
 
     CONSTRAINT "released_names_pkey" PRIMARY KEY ("kind","name")
 );
+
+-- CreateTable
+CREATE TABLE "cache_epoch" (
+    "id" INTEGER NOT NULL,
+    "epoch" BIGINT NOT NULL DEFAULT 0,
+
+    CONSTRAINT "cache_epoch_pkey" PRIMARY KEY ("id")
+);
+INSERT INTO "cache_epoch" ("id", "epoch") VALUES (1, 0);

@@ -6,6 +6,7 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 export class TcpProxy {
   private readonly sockets = new Set<Socket>();
   private hung = false;
+  private blocked = false;
 
   private constructor(
     private readonly server: ReturnType<typeof createServer>,
@@ -16,6 +17,7 @@ export class TcpProxy {
   static async start(targetHost: string, targetPort?: number): Promise<TcpProxy> {
     let self: TcpProxy | null = null;
     const server = createServer((client) => {
+      if (self!.blocked) return void client.destroy();
       const upstream = targetPort === undefined ? connect(targetHost) : connect(targetPort, targetHost);
       for (const s of [client, upstream]) {
         self!.sockets.add(s);
@@ -59,6 +61,16 @@ export class TcpProxy {
   /** Nothing passes any more, in either direction, and no connection is closed. */
   hang(): void {
     this.hung = true;
+  }
+
+  /** An outage that ends: every connection is reset and new ones are dropped until unblock(). */
+  block(): void {
+    this.blocked = true;
+    for (const s of this.sockets) s.destroy();
+  }
+
+  unblock(): void {
+    this.blocked = false;
   }
 
   /** Every connection is reset and new ones are refused. */

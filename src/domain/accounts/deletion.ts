@@ -29,7 +29,7 @@ export async function deleteAccount(
     await releaseNames(tx, 'domain', domains, account.id, now);
     return { sessions, tunnels };
   });
-  await tombstone(deps.cache, [...sessions.map((s) => s.tokenHash), viewer.tokenHash]);
+  await tombstone(deps, [...sessions.map((s) => s.tokenHash), viewer.tokenHash]);
   await invalidateAccountView(deps.cache, account.id);
   await deps.events.emit('account.deleted', { accountId: account.id, slug: account.slug, tunnelIds: tunnels.map((t) => t.id) });
 }

@@ -1,14 +1,21 @@
 // Sessions: a random token on the wire, its SHA-256 in the database and as the cache key.
 // Validation is one cache read; a miss falls back to the database. Revocation writes a tombstone
 // over the cache entry, so a revoked token fails on its very next request on any instance, even
-// if a concurrent miss was about to re-cache it. Sliding 30-day lifetime; last_seen_at is written
-// at most once a minute.
+// if a concurrent miss was about to re-cache it; a tombstone that cannot be written (Redis
+// unreachable) bumps the revocation epoch instead (revocation-epoch.ts), and a cached entry of an
+// older epoch is not trusted. Sliding 30-day lifetime within an absolute 90 days; last_seen_at is
+// written at most once a minute.
 import { randomUUID } from 'node:crypto';
 import { orFallback, type Cache } from '../../infra/cache/cache.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
 import type { Db } from '../../infra/db/client.js';
+import { revocationEpoch } from './revocation-epoch.js';
 
 export const SESSION_LIFETIME_MS = 30 * 24 * 3600 * 1000;
+/** However often it is used, a session ends 90 days after it was made. */
+export const SESSION_ABSOLUTE_LIFETIME_MS = 90 * 24 * 3600 * 1000;
+/** Live sessions per account: a sign-in past it ends the least recently used one. */
+export const MAX_SESSIONS = 100;
 export const LAST_SEEN_INTERVAL_MS = 60_000;
 const CACHE_TTL_MS = 10 * 60_000;
 const REVOKED = 'revoked';
@@ -25,6 +32,9 @@ export interface ValidSession {
   tokenHash: string;
   expiresAt: number;
   lastSeenAt: number;
+  createdAt: number;
+  /** The revocation epoch the entry was cached under. */
+  epoch: number;
 }
 
 const cacheKey = (tokenHash: string) => `session:${tokenHash}`;
@@ -50,6 +60,11 @@ export function newSession(now: Date, userAgent: string): { token: string; sessi
   };
 }
 
+/** The memory cache is one instance's own: its tombstones cannot be lost, so no epoch is needed. */
+function epochOf(deps: SessionDeps): number | Promise<number> {
+  return deps.cache.kind === 'memory' ? 0 : revocationEpoch(deps.db).current();
+}
+
 export async function validateSessionToken(deps: SessionDeps, token: string): Promise<ValidSession | null> {
   if (!isWellFormedToken(token)) return null;
   const tokenHash = hashToken(token);
@@ -57,11 +72,14 @@ export async function validateSessionToken(deps: SessionDeps, token: string): Pr
   const now = deps.clock().getTime();
   const cached = await orFallback(deps.cache.get(key), null);
   if (cached === REVOKED) return null;
+  const epoch = await epochOf(deps);
   let session: ValidSession | null = cached ? (JSON.parse(cached) as ValidSession) : null;
-  if (!session) {
+  // Cached before a revocation that could not reach the cache (or the epoch is unknown): ask the database.
+  const stale = session !== null && (session.epoch !== epoch || epoch < 0);
+  if (!session || stale) {
     const row = await deps.db.session.findUnique({
       where: { tokenHash },
-      select: { id: true, accountId: true, expiresAt: true, lastSeenAt: true },
+      select: { id: true, accountId: true, expiresAt: true, lastSeenAt: true, createdAt: true },
     });
     if (!row) return null;
     session = {
@@ -70,11 +88,21 @@ export async function validateSessionToken(deps: SessionDeps, token: string): Pr
       tokenHash,
       expiresAt: row.expiresAt.getTime(),
       lastSeenAt: row.lastSeenAt.getTime(),
+      createdAt: row.createdAt.getTime(),
+      epoch,
     };
-    // Never overwrite a tombstone written by a revocation that raced this read.
-    await orFallback(deps.cache.setIfAbsent(key, JSON.stringify(session), ttlFor(session, now)), false);
+    if (epoch >= 0) {
+      const value = JSON.stringify(session);
+      // Never overwrite a tombstone written by a revocation that raced this read.
+      await orFallback(
+        stale
+          ? deps.cache.setUnless(key, value, ttlFor(session, now), REVOKED)
+          : deps.cache.setIfAbsent(key, value, ttlFor(session, now)).then(() => undefined),
+        undefined,
+      );
+    }
   }
-  if (session.expiresAt <= now) {
+  if (session.expiresAt <= now || now >= session.createdAt + SESSION_ABSOLUTE_LIFETIME_MS) {
     await revokeSessions(deps, [{ id: session.id, tokenHash }]);
     return null;
   }
@@ -94,16 +122,15 @@ async function touch(deps: SessionDeps, session: ValidSession, now: number): Pro
   const won = await orFallback(deps.cache.setIfAbsent(lock, '1', LAST_SEEN_INTERVAL_MS), true);
   if (!won) return;
   session.lastSeenAt = now;
-  session.expiresAt = now + SESSION_LIFETIME_MS;
+  session.expiresAt = Math.min(now + SESSION_LIFETIME_MS, session.createdAt + SESSION_ABSOLUTE_LIFETIME_MS);
+  // An update, never an upsert: a revoked (deleted) session stays deleted.
   const updated = await deps.db.session.updateMany({
     where: { id: session.id },
     data: { lastSeenAt: new Date(now), expiresAt: new Date(session.expiresAt) },
   });
   if (updated.count === 0) return;
-  const key = cacheKey(session.tokenHash);
-  if ((await orFallback(deps.cache.get(key), null)) !== REVOKED) {
-    await orFallback(deps.cache.set(key, JSON.stringify(session), ttlFor(session, now)), undefined);
-  }
+  // Atomically: a tombstone written meanwhile stays.
+  await orFallback(deps.cache.setUnless(cacheKey(session.tokenHash), JSON.stringify(session), ttlFor(session, now), REVOKED), undefined);
 }
 
 /** Deletes the rows and tombstones their cache entries. */
@@ -113,11 +140,20 @@ export async function revokeSessions(
 ): Promise<void> {
   if (sessions.length === 0) return;
   await deps.db.session.deleteMany({ where: { id: { in: sessions.map((s) => s.id) } } });
-  await tombstone(deps.cache, sessions.map((s) => s.tokenHash));
+  await tombstone(deps, sessions.map((s) => s.tokenHash));
 }
 
-export async function tombstone(cache: Cache, tokenHashes: string[]): Promise<void> {
-  await Promise.all(tokenHashes.map((h) => orFallback(cache.set(cacheKey(h), REVOKED, CACHE_TTL_MS), undefined)));
+/**
+ * Marks the tokens revoked in the cache; when the cache cannot take the marks, bumps the
+ * revocation epoch so that no instance trusts a cached copy of them any more.
+ */
+export async function tombstone(deps: Pick<SessionDeps, 'db' | 'cache'>, tokenHashes: string[]): Promise<void> {
+  if (tokenHashes.length === 0) return;
+  const written = await Promise.all(
+    tokenHashes.map((h) => deps.cache.set(cacheKey(h), REVOKED, CACHE_TTL_MS).then(() => true, () => false)),
+  );
+  if (written.every(Boolean) || deps.cache.kind === 'memory') return;
+  await revocationEpoch(deps.db).bump();
 }
 
 /** Revokes every session of an account, optionally keeping one (change-password). */

@@ -5,7 +5,7 @@ import { maskIp, networkOf } from './network.js';
 import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../infra/mail/outbox.js';
 import { loginAlert, type RenderedEmail } from '../../infra/mail/templates.js';
-import { newSession, type NewSession } from './session.js';
+import { MAX_SESSIONS, newSession, tombstone, type NewSession } from './session.js';
 
 export interface SignedIn {
   token: string;
@@ -41,12 +41,18 @@ async function writeSignIn(
     now: Date;
     alert: { id: string; to: string; email: RenderedEmail };
   },
-): Promise<boolean> {
+): Promise<{ newNetwork: boolean; evicted: string[] }> {
   const { accountId, session, ip, network, now, alert } = row;
-  const result = await db.$queryRaw<{ new_network: boolean }[]>`
+  const result = await db.$queryRaw<{ new_network: boolean; evicted: string[] }[]>`
     WITH s AS (
       INSERT INTO sessions (id, account_id, token_hash, user_agent, ip, created_at, last_seen_at, expires_at)
       VALUES (${session.id}, ${accountId}, ${session.tokenHash}, ${session.userAgent}, ${ip}, ${now}, ${now}, ${session.expiresAt})
+    ), e AS (
+      -- At most MAX_SESSIONS live sessions: the least recently used beyond it end with this sign-in.
+      DELETE FROM sessions WHERE id IN (
+        SELECT id FROM sessions WHERE account_id = ${accountId}
+        ORDER BY last_seen_at DESC, created_at DESC OFFSET ${MAX_SESSIONS - 1}
+      ) RETURNING token_hash
     ), a AS (
       UPDATE accounts SET last_login_at = ${now}, last_login_ip = ${ip}, updated_at = ${now} WHERE id = ${accountId}
     ), n AS (
@@ -59,8 +65,8 @@ async function writeSignIn(
       SELECT ${alert.id}, ${accountId}, ${alert.email.kind}, ${alert.to}, ${alert.email.subject}, ${alert.email.text}, ${alert.email.html}, now(), now()
       FROM n
     )
-    SELECT EXISTS (SELECT 1 FROM n) AS new_network`;
-  return result[0]?.new_network === true;
+    SELECT EXISTS (SELECT 1 FROM n) AS new_network, ARRAY(SELECT token_hash FROM e) AS evicted`;
+  return { newNetwork: result[0]?.new_network === true, evicted: result[0]?.evicted ?? [] };
 }
 
 export async function issueSignIn(
@@ -81,12 +87,13 @@ export async function issueSignIn(
     now,
     alert: { id: randomUUID(), to: account.email, email: loginAlert(deps.mailContext, { at: now, ip, userAgent: client.userAgent }) },
   };
-  const newNetwork = extra
+  const { newNetwork, evicted } = extra
     ? await deps.db.$transaction(async (tx) => {
         await extra(tx);
         return writeSignIn(tx, row);
       })
     : await writeSignIn(deps.db, row);
+  if (evicted.length > 0) await tombstone(deps, evicted);
   // The account view shows the last login (it listens: accounts/account-view.ts).
   await deps.events.emit('account.signedIn', { accountId: account.id });
   if (newNetwork) deps.mailNotify();

@@ -8,6 +8,8 @@ export interface Cache {
   set(key: string, value: string, ttlMs: number): Promise<void>;
   /** Sets only when absent; true when this call set it (locks, single flight). */
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /** Sets unless the current value is `unless` (atomically): a refresh never overwrites a tombstone. */
+  setUnless(key: string, value: string, ttlMs: number, unless: string): Promise<void>;
   /** Reads and deletes atomically (single-use values). */
   take(key: string): Promise<string | null>;
   del(...keys: string[]): Promise<void>;

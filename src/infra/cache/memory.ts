@@ -61,6 +61,11 @@ export class MemoryCache implements Cache {
     return true;
   }
 
+  async setUnless(key: string, value: string, ttlMs: number, unless: string): Promise<void> {
+    if (this.live(key)?.value === unless) return;
+    this.put(key, value, ttlMs);
+  }
+
   async take(key: string): Promise<string | null> {
     const e = this.live(key);
     this.entries.delete(key);

@@ -13,6 +13,11 @@ const GET_VERSIONED_SCRIPT = `
 local v = redis.call('GET', KEYS[1]) or '0'
 return {v, redis.call('GET', ARGV[1] .. v)}`;
 
+const SET_UNLESS_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[3] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1`;
+
 const BUMP_SCRIPT = `
 redis.call('INCR', KEYS[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
@@ -22,6 +27,7 @@ type ScriptedRedis = Redis & {
   getVersioned(versionKey: string, dataPrefix: string): Promise<[string, string | null]>;
   bumpVersion(versionKey: string, ttlMs: string): Promise<number>;
   hitCounter(key: string, windowMs: string): Promise<[number, number]>;
+  setUnless(key: string, value: string, ttlMs: string, unless: string): Promise<number>;
 };
 
 export class RedisCache implements Cache {
@@ -50,6 +56,7 @@ export class RedisCache implements Cache {
     client.defineCommand('getVersioned', { numberOfKeys: 1, lua: GET_VERSIONED_SCRIPT });
     client.defineCommand('bumpVersion', { numberOfKeys: 1, lua: BUMP_SCRIPT });
     client.defineCommand('hitCounter', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    client.defineCommand('setUnless', { numberOfKeys: 1, lua: SET_UNLESS_SCRIPT });
     await client.connect();
     return new RedisCache(client as ScriptedRedis, url);
   }
@@ -72,6 +79,10 @@ export class RedisCache implements Cache {
 
   async del(...keys: string[]): Promise<void> {
     if (keys.length > 0) await this.client.del(...keys);
+  }
+
+  async setUnless(key: string, value: string, ttlMs: number, unless: string): Promise<void> {
+    await this.client.setUnless(key, value, String(Math.max(1, Math.round(ttlMs))), unless);
   }
 
   async hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }> {

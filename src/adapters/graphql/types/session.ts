@@ -1,6 +1,7 @@
 // Sessions: sign-in, the session list on `me`, and the ways to end sessions.
 import { login } from '../../../domain/accounts/login.js';
 import { logout, logoutAll, revokeOtherSession } from '../../../domain/sessions/management.js';
+import { MAX_SESSIONS } from '../../../domain/sessions/session.js';
 import { builder } from '../builder.js';
 import { AccountRef } from './account.js';
 
@@ -32,12 +33,13 @@ builder.prismaObject('Session', {
 builder.objectField(AccountRef, 'sessions', (t) =>
   t.prismaField({
     type: ['Session'],
-    description: 'Live sessions, newest first.',
+    description: `Live sessions, newest first (an account holds at most ${MAX_SESSIONS}).`,
     resolve: (query, account, _args, ctx) =>
       ctx.deps.db.session.findMany({
         ...query,
         where: { accountId: account.id, expiresAt: { gt: ctx.deps.clock() } },
         orderBy: { createdAt: 'desc' },
+        take: MAX_SESSIONS,
       }),
   }),
 );
