@@ -49,7 +49,8 @@ async function completeOnce(deps: DomainDeps, input: SsoInput, nextSlug: () => s
       return { kind: 'refused', reason: decision.reason };
     case 'already-linked':
       return { kind: 'linked' };
-    case 'link':
+    case 'link': {
+      const account = await deps.db.account.findUnique({ where: { id: decision.accountId }, select: { emailVerified: true } });
       await deps.db.linkedIdentity.create({
         data: {
           accountId: decision.accountId,
@@ -57,10 +58,13 @@ async function completeOnce(deps: DomainDeps, input: SsoInput, nextSlug: () => s
           providerUserId: identity.providerUserId,
           email: identity.email,
           linkedAt: deps.clock(),
+          // Proving the address later removes it (accounts/address-proof.ts).
+          linkedWhileUnverified: !account?.emailVerified,
         },
       });
       await invalidateAccountView(deps.cache, decision.accountId);
       return { kind: 'linked' };
+    }
     case 'sign-in': {
       const row = linked!;
       const signedIn = await issueSignIn(deps, row.account, client, async (tx) => {
@@ -113,6 +117,7 @@ async function lookUpFacts(deps: DomainDeps, { identity, intent, viewerAccountId
   const facts: SsoFacts = {
     kind: 'sign-in',
     identityAccountId: linked?.account.id ?? null,
+    emailVerified: identity.emailVerified,
     emailAccount: account && { id: account.id, hasPassword: Boolean(account.passwordHash), hasProviderIdentity: account.linkedIdentities.length > 0 },
   };
   return { facts, linked };

@@ -1,6 +1,7 @@
 // What a successful provider round trip leads to, decided from what the database says about the
 // identity (complete-sso.ts looks the facts up and carries the decision out):
 //   sign-in, identity linked              → signed in to its account, exactly like a password login
+//   sign-in, new identity, email unverified by the provider → refused: it claims no address
 //   sign-in, new identity, email unknown  → sign-up: an account made from the identity
 //   sign-in, email of a password account  → pending link (the password is asked for first)
 //   sign-in, email of a password-less one → refused: never merged
@@ -10,6 +11,8 @@
 // In both flows an account never gets a second identity of one provider.
 
 export type SsoRefusal =
+  /** The provider does not vouch for the email: it neither creates nor matches an account. */
+  | 'unverified_email'
   /** The email belongs to an account without a password: sign in with its method and link from settings. */
   | 'use_existing_method'
   /** The identity is linked to another account. */
@@ -24,6 +27,8 @@ export type SsoFacts =
       kind: 'sign-in';
       /** The account the provider identity is linked to; null for a new identity. */
       identityAccountId: string | null;
+      /** Whether the provider says the identity's email is verified. */
+      emailVerified: boolean;
       /** The account holding the identity's email; null when there is none. */
       emailAccount: { id: string; hasPassword: boolean; hasProviderIdentity: boolean } | null;
     }
@@ -57,6 +62,8 @@ export function decideSsoOutcome(facts: SsoFacts): SsoDecision {
     return { kind: 'link', accountId: facts.accountId };
   }
   if (facts.identityAccountId !== null) return { kind: 'sign-in', accountId: facts.identityAccountId };
+  // An address the provider does not vouch for claims nothing: no account made, none matched.
+  if (!facts.emailVerified) return { kind: 'refused', reason: 'unverified_email' };
   const account = facts.emailAccount;
   if (!account) return { kind: 'sign-up' };
   if (!account.hasPassword) return { kind: 'refused', reason: 'use_existing_method' };

@@ -10,7 +10,20 @@ const LINKER = 'account-that-started-the-link';
 
 type EmailAccount = Extract<SsoFacts, { kind: 'sign-in' }>['emailAccount'];
 const emailAccount = (hasPassword: boolean, hasProviderIdentity: boolean): EmailAccount => ({ id: EMAIL_OWNER, hasPassword, hasProviderIdentity });
-const signIn = (identityAccountId: string | null, account: EmailAccount): SsoFacts => ({ kind: 'sign-in', identityAccountId, emailAccount: account });
+const signIn = (identityAccountId: string | null, account: EmailAccount, emailVerified = true): SsoFacts => ({
+  kind: 'sign-in',
+  identityAccountId,
+  emailVerified,
+  emailAccount: account,
+});
+
+test('sign-in: an email the provider does not vouch for neither creates nor matches an account', () => {
+  for (const account of [null, emailAccount(true, false), emailAccount(false, false)]) {
+    assert.deepEqual(decideSsoOutcome(signIn(null, account, false)), { kind: 'refused', reason: 'unverified_email' });
+  }
+  // An identity linked already signs in to its account, whatever it says of its email now.
+  assert.deepEqual(decideSsoOutcome(signIn(IDENTITY_OWNER, null, false)), { kind: 'sign-in', accountId: IDENTITY_OWNER });
+});
 
 test('sign-in: every combination of linked identity and account holding the email', () => {
   const cases: [string, SsoFacts, SsoDecision][] = [
