@@ -1,12 +1,18 @@
 // Benchmark plumbing: the real server and the baselines run as child processes on loopback,
 // autocannon drives them for a bounded time, and every figure is reported as a ratio against a
-// baseline measured in the same run (absolute numbers drift on shared machines).
-import { spawn, type ChildProcess } from 'node:child_process';
+// baseline measured in the same run (absolute numbers drift on shared machines). The main figure
+// is CPU time per request of each process, read from /proc around each window: steadier than
+// requests per second when other work shares the machine, and free of the load generator's own
+// CPU (autocannon runs in this process, a third one).
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 
 export interface Load {
@@ -16,26 +22,57 @@ export interface Load {
   headers?: Record<string, string>;
   body?: string;
   connections?: number;
+  /** Timed window in seconds (BENCH_SECONDS, default 5). */
   durationSeconds?: number;
+  /** A fixed number of requests instead of a timed window: every request sent is answered and counted. */
+  amount?: number;
   /** Expected status; non-matching responses are counted and reported. */
   expectStatus?: number;
 }
 
+/** One timed window against one process. */
 export interface Measurement {
   rps: number;
   p99: number;
   errors: number;
   unexpected: number;
+  /** Responses completed inside the window. */
+  requests: number;
+  /** CPU time (user + system, every thread) the measured process spent in the window, in µs per request. */
+  cpuUsPerReq: number;
 }
 
-export async function measure(load: Load): Promise<Measurement> {
-  const warm = await runOnce({ ...load, durationSeconds: 1 });
-  void warm;
-  return runOnce(load);
+export const WINDOW_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+export const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
+
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** CPU time (utime + stime of every thread, in seconds) a process has used so far, from /proc/<pid>/stat. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
 }
 
-function runOnce(load: Load): Promise<Measurement> {
+/**
+ * A 1-second warm-up (not counted), then the timed window. CPU is read from /proc for `pid` right
+ * before and right after the window; autocannon runs in this process, so its own CPU counts in
+ * neither figure.
+ */
+export async function measure(load: Load, pid: number): Promise<Measurement> {
+  await runOnce({ ...load, durationSeconds: 1, amount: undefined });
+  const cpuBefore = cpuSeconds(pid);
+  const started = performance.now();
+  const m = await runOnce(load);
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = cpuSeconds(pid) - cpuBefore;
+  return { ...m, rps: m.requests / seconds, cpuUsPerReq: (cpu * 1e6) / Math.max(1, m.requests) };
+}
+
+function runOnce(load: Load): Promise<Omit<Measurement, 'cpuUsPerReq'>> {
   let unexpected = 0;
+  let responses = 0;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
@@ -44,19 +81,92 @@ function runOnce(load: Load): Promise<Measurement> {
         headers: load.headers ?? {},
         ...(load.body !== undefined ? { body: load.body } : {}),
         connections: load.connections ?? 20,
-        duration: load.durationSeconds ?? Number(process.env.BENCH_SECONDS ?? 8),
+        ...(load.amount !== undefined ? { amount: load.amount } : { duration: load.durationSeconds ?? WINDOW_SECONDS }),
       },
       (err, result) => {
         if (err) return reject(err);
-        resolve({ rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.timeouts, unexpected });
+        resolve({ rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.timeouts, unexpected, requests: responses });
       },
     );
-    if (load.expectStatus !== undefined) {
-      instance.on('response', (_client, statusCode) => {
-        if (statusCode !== load.expectStatus) unexpected++;
-      });
-    }
+    instance.on('response', (_client, statusCode) => {
+      responses++;
+      if (load.expectStatus !== undefined && statusCode !== load.expectStatus) unexpected++;
+    });
   });
+}
+
+/** Something measured in rounds: an HTTP load against a process, or a baseline process's own loop. */
+export interface Target {
+  pid: number;
+  run(): Promise<Measurement>;
+}
+
+export const httpTarget = (pid: number, load: Load): Target => ({ pid, run: () => measure(load, pid) });
+
+/**
+ * Runs the targets in turn, `rounds` times (A B A B … or A B C A B C …), so drifting background
+ * load on a shared machine hits every target alike; returns each target's measurements by round.
+ */
+export async function alternate(targets: Target[], rounds = ROUNDS): Promise<Measurement[][]> {
+  const out: Measurement[][] = targets.map(() => []);
+  for (let i = 0; i < rounds; i++) {
+    for (const [k, t] of targets.entries()) out[k]!.push(await t.run());
+  }
+  return out;
+}
+
+export function median(values: number[]): number {
+  const v = [...values].sort((x, y) => x - y);
+  const h = Math.floor(v.length / 2);
+  return v.length % 2 ? v[h]! : (v[h - 1]! + v[h]!) / 2;
+}
+
+/** Medians of every figure over the rounds; errors and unexpected statuses are summed. */
+export interface Summary extends Measurement {
+  rounds: number;
+}
+
+export function summarize(ms: Measurement[]): Summary {
+  const mid = (f: (m: Measurement) => number) => median(ms.map(f));
+  const sum = (f: (m: Measurement) => number) => ms.reduce((t, m) => t + f(m), 0);
+  return {
+    rps: mid((m) => m.rps),
+    p99: mid((m) => m.p99),
+    cpuUsPerReq: mid((m) => m.cpuUsPerReq),
+    requests: sum((m) => m.requests),
+    errors: sum((m) => m.errors),
+    unexpected: sum((m) => m.unexpected),
+    rounds: ms.length,
+  };
+}
+
+/** A paired comparison: per round, baseline against the server measured right after it. */
+export interface Compared {
+  value: Summary;
+  baseline: Summary;
+  /** Median over rounds of server req/s ÷ baseline req/s. */
+  rpsRatio: number;
+  /** Median over rounds of baseline CPU per request ÷ server CPU per request (1 = same cost). */
+  cpuRatio: number;
+  /** Lowest and highest per-round CPU ratio. */
+  cpuRange: [number, number];
+}
+
+export function compare(baseline: Measurement[], value: Measurement[]): Compared {
+  const rounds = Math.min(baseline.length, value.length);
+  const cpu: number[] = [];
+  const rps: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    cpu.push(baseline[i]!.cpuUsPerReq / value[i]!.cpuUsPerReq);
+    rps.push(value[i]!.rps / baseline[i]!.rps);
+  }
+  return {
+    value: summarize(value),
+    baseline: summarize(baseline),
+    rpsRatio: median(rps),
+    cpuRatio: median(cpu),
+    cpuRange: [Math.min(...cpu), Math.max(...cpu)],
+  };
 }
 
 export async function freePort(): Promise<number> {
@@ -98,6 +208,16 @@ function rssOf(pid: number): number {
   return kb / 1024;
 }
 
+/** Every process a suite started and has not stopped: killed if the run ends without stopping them (a failed suite). */
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+function track(child: ChildProcess): void {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+}
+
 export async function spawnNode(script: string, env: Record<string, string>, readyPath = '/healthz'): Promise<Proc> {
   const port = await freePort();
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
@@ -105,6 +225,7 @@ export async function spawnNode(script: string, env: Record<string, string>, rea
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL ?? 'warn', NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  track(child);
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(url + readyPath, child);
   return {
@@ -126,7 +247,12 @@ export async function startServer(env: Record<string, string> = {}): Promise<Pro
   const dataDir = mkdtempSync(join(tmpdir(), 'tunnel-svc-bench-'));
   // MALLOC_ARENA_MAX=2 as `npm start` sets it: glibc's per-thread arenas would otherwise keep
   // argon2's 19 MiB buffers from the libuv threads resident.
-  const base: Record<string, string> = { DATA_DIR: dataDir, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
+  const base: Record<string, string> = {
+    DATA_DIR: dataDir,
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+    // Production requires a key for the secrets at rest; a throwaway one per benchmark server.
+    ENCRYPTION_KEY: process.env.ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
+  };
   if (process.env.BENCH_DATABASE_URL) base.DATABASE_URL = process.env.BENCH_DATABASE_URL;
   if (process.env.BENCH_REDIS_URL) base.REDIS_URL = process.env.BENCH_REDIS_URL;
   const proc = await spawnNode('dist/main.js', { ...base, ...env });
@@ -154,23 +280,87 @@ export async function startBareYoga(): Promise<Proc> {
   return spawnNode('bench/baselines/yoga.ts', {}, '/graphql?query=%7Bhello%7D');
 }
 
+/** The login baseline: a long-lived process verifying argon2id hashes on command (baselines/argon2.ts). */
+export interface Argon2Baseline {
+  pid: number;
+  /** Verifications per second over a short run (to size the timed runs). */
+  perSecond(seconds: number): Promise<number>;
+  /** A 1-second warm-up, then `amount` verifications, with this process's CPU read around them. */
+  target(amount: number): Target;
+  stop(): Promise<void>;
+}
+
+export async function startArgon2Baseline(connections: number): Promise<Argon2Baseline> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/baselines/argon2.ts'], {
+    env: { ...process.env, BENCH_CONNECTIONS: String(connections) },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  track(child);
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const next = async (): Promise<string> => {
+    const { value, done } = await lines.next();
+    if (done) throw new Error(`argon2 baseline exited with ${child.exitCode}`);
+    return value as string;
+  };
+  if ((await next()) !== 'ready') throw new Error('argon2 baseline did not start');
+  const command = async (cmd: { seconds?: number; amount?: number }) => {
+    child.stdin!.write(JSON.stringify(cmd) + '\n');
+    return JSON.parse(await next()) as { done: number; seconds: number };
+  };
+  return {
+    pid: child.pid!,
+    perSecond: async (seconds) => {
+      const { done, seconds: took } = await command({ seconds });
+      return done / took;
+    },
+    target: (amount) => ({
+      pid: child.pid!,
+      async run() {
+        await command({ seconds: 1 });
+        const before = cpuSeconds(child.pid!);
+        const { done, seconds } = await command({ amount });
+        const cpu = cpuSeconds(child.pid!) - before;
+        return { rps: done / seconds, p99: 0, errors: 0, unexpected: 0, requests: done, cpuUsPerReq: (cpu * 1e6) / done };
+      },
+    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.stdin!.end();
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
 export interface Row {
   name: string;
-  value: Measurement;
   baselineName: string;
-  baseline: Measurement;
-  target?: string;
+  compared: Compared;
+  /** The floor on the CPU-per-request ratio (baseline ÷ server), e.g. 0.85. */
+  floor?: number;
+  /** How the floor reads in the table, when not simply `≥ floor`. */
+  floorText?: string;
+}
+
+/** µs below 10 ms, ms above. */
+export function cpuText(us: number): string {
+  return us >= 10_000 ? `${(us / 1000).toFixed(1)} ms` : `${us.toFixed(1)} µs`;
 }
 
 export function ratioRow(r: Row): string {
-  const ratio = r.value.rps / r.baseline.rps;
-  // autocannon reports whole milliseconds: a 0 ms baseline p99 has no meaningful ratio.
-  const p99Ratio = r.baseline.p99 > 0 ? (r.value.p99 / r.baseline.p99).toFixed(2) : '–';
-  return `| ${r.name} | ${r.value.rps.toFixed(0)} | ${r.value.p99.toFixed(1)} | ${r.baselineName} ${r.baseline.rps.toFixed(0)} rps, p99 ${r.baseline.p99.toFixed(1)} ms | **${ratio.toFixed(2)}** | ${p99Ratio} | ${r.target ?? ''} |`;
+  const { value, baseline, rpsRatio, cpuRatio, cpuRange } = r.compared;
+  const floor = r.floor === undefined ? '' : `${r.floorText ?? `≥ ${r.floor}`}: ${cpuRatio >= r.floor ? 'met' : '**missed**'}`;
+  return (
+    `| ${r.name} | ${value.rps.toFixed(0)} | ${value.p99.toFixed(1)} | ${cpuText(value.cpuUsPerReq)} | ` +
+    `${r.baselineName}: ${baseline.rps.toFixed(0)} req/s, ${cpuText(baseline.cpuUsPerReq)} | ${rpsRatio.toFixed(2)} | ` +
+    `**${cpuRatio.toFixed(2)}** (${cpuRange[0].toFixed(2)}–${cpuRange[1].toFixed(2)}) | ${floor} |`
+  );
 }
 
 export const TABLE_HEADER =
-  '| benchmark | req/s | p99 ms | baseline (same run) | req/s ratio | p99 ratio | target |\n|---|---|---|---|---|---|---|';
+  '| benchmark | req/s | p99 ms | CPU/req | baseline (same run) | req/s ratio | CPU/req ratio: baseline ÷ server (range) | floor |\n' +
+  '|---|---|---|---|---|---|---|---|';
 
 export interface BenchResult {
   rows: Row[];

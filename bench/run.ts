@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { prepareBackends } from './backends.js';
-import { TABLE_HEADER, ratioRow, type BenchResult } from './lib.js';
+import { ROUNDS, TABLE_HEADER, WINDOW_SECONDS, ratioRow, type BenchResult } from './lib.js';
 
 const dir = new URL('./suites/', import.meta.url);
 const wanted = process.argv.slice(2);
@@ -18,20 +18,24 @@ if (built.status !== 0) process.exit(built.status ?? 1);
 const cleanup = await prepareBackends();
 const lines: string[] = [TABLE_HEADER];
 const notes: string[] = [];
-for (const file of suites) {
-  process.stderr.write(`\n# suite ${file}\n`);
-  const mod = (await import(new URL(file, dir).href)) as { default: () => Promise<BenchResult> };
-  const result = await mod.default();
-  for (const row of result.rows) {
-    const line = ratioRow(row);
-    lines.push(line);
-    process.stderr.write(`${line}\n`);
+try {
+  for (const file of suites) {
+    process.stderr.write(`\n# suite ${file}\n`);
+    const mod = (await import(new URL(file, dir).href)) as { default: () => Promise<BenchResult> };
+    const result = await mod.default();
+    for (const row of result.rows) {
+      const line = ratioRow(row);
+      lines.push(line);
+      process.stderr.write(`${line}\n`);
+    }
+    notes.push(...result.notes);
   }
-  notes.push(...result.notes);
+} finally {
+  // The run's database is dropped even when a suite fails.
+  await cleanup();
 }
-await cleanup();
 const backend = process.env.BENCH_DATABASE_URL ? `PostgreSQL${process.env.BENCH_REDIS_URL ? ' + Redis' : ''}` : 'embedded PGlite + memory cache';
-notes.push(`backend: ${backend}; ${process.env.BENCH_SECONDS ?? 8} s per measurement after a 1 s warm-up; 2-core machine, load generator on the same machine`);
+notes.push(`backend: ${backend}; ${WINDOW_SECONDS} s per measurement after a 1 s warm-up, ${ROUNDS} alternating rounds; CPU per request read from /proc/<pid>/stat (utime + stime) of the server and of the baseline around each window; 2-core machine, load generator on the same machine`);
 const out = `${lines.join('\n')}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`;
 process.stdout.write(`\n${out}`);
 if (wanted.length === 0) {

@@ -4,13 +4,12 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import autocannon from 'autocannon';
-import { getWithHost, measure, startBareHttp, startServer, type BenchResult, type Load, type Measurement } from '../lib.js';
+import { alternate, compare, getWithHost, httpTarget, startBareHttp, startServer, ROUNDS, type BenchResult } from '../lib.js';
 
 const ZONE = 'cards.bench.localhost';
 const CARD_PATH = '/.well-known/mcp/server-card.json';
 const FLOOD_HOSTS = 100_000;
 const PASSWORD = 'bench password 123';
-const ROUNDS = 4;
 
 async function api(base: string, method: string, path: string, body?: unknown, token?: string): Promise<Record<string, unknown>> {
   const res = await fetch(base + path, {
@@ -30,27 +29,6 @@ async function discoverableHost(base: string): Promise<string> {
   const tunnel = (await api(base, 'POST', '/api/tunnels', { subdomain: 'bench' }, token)) as { id: string; host: string };
   await api(base, 'PATCH', `/api/tunnels/${tunnel.id}`, { discoverable: true }, token);
   return tunnel.host;
-}
-
-/** Per-figure medians: one burst of background load on this shared machine skews a mean. */
-function median(ms: Measurement[]): Measurement {
-  const mid = (f: (m: Measurement) => number) => {
-    const v = ms.map(f).sort((x, y) => x - y);
-    const h = Math.floor(v.length / 2);
-    return v.length % 2 ? v[h]! : (v[h - 1]! + v[h]!) / 2;
-  };
-  return { rps: mid((m) => m.rps), p99: mid((m) => m.p99), errors: mid((m) => m.errors), unexpected: mid((m) => m.unexpected) };
-}
-
-/** Alternates the two targets (A B A B …) so drifting background load hits both alike. */
-async function alternate(a: Load, b: Load, rounds = ROUNDS): Promise<[Measurement, Measurement]> {
-  const as: Measurement[] = [];
-  const bs: Measurement[] = [];
-  for (let i = 0; i < rounds; i++) {
-    as.push(await measure(a));
-    bs.push(await measure(b));
-  }
-  return [median(as), median(bs)];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -107,17 +85,17 @@ export default async function cards(): Promise<BenchResult> {
   if (hit.status !== 200 || miss.status !== 404) throw new Error(`card ${hit.status}, unknown host ${miss.status}`);
 
   const bareCard = await sameBytes(hit);
-  const [cardBase, cardValue] = await alternate(
-    { url: bareCard.url, path: CARD_PATH, expectStatus: 200 },
-    { url: server.url, path: CARD_PATH, headers: { host }, expectStatus: 200 },
-  );
-  await bareCard.stop();
   const bare404 = await sameBytes(miss);
-  const [missBase, missValue] = await alternate(
-    { url: bare404.url, path: CARD_PATH, expectStatus: 404 },
-    { url: server.url, path: CARD_PATH, headers: { host: unknownHost }, expectStatus: 404 },
-  );
+  const [cardBase, cardValue, missBase, missValue] = await alternate([
+    httpTarget(bareCard.pid, { url: bareCard.url, path: CARD_PATH, expectStatus: 200 }),
+    httpTarget(server.pid, { url: server.url, path: CARD_PATH, headers: { host }, expectStatus: 200 }),
+    httpTarget(bare404.pid, { url: bare404.url, path: CARD_PATH, expectStatus: 404 }),
+    httpTarget(server.pid, { url: server.url, path: CARD_PATH, headers: { host: unknownHost }, expectStatus: 404 }),
+  ]);
+  await bareCard.stop();
   await bare404.stop();
+  const card = compare(cardBase!, cardValue!);
+  const notFound = compare(missBase!, missValue!);
 
   await sleep(2000);
   const rssBefore = server.rssMiB();
@@ -131,12 +109,12 @@ export default async function cards(): Promise<BenchResult> {
   const fmt = (d: number) => `${d >= 0 ? '+' : ''}${d.toFixed(1)} MiB`;
   return {
     rows: [
-      { name: 'card hit (tunnel host, cached)', value: cardValue, baselineName: 'bare node:http, same bytes', baseline: cardBase, target: '>= 0.8' },
-      { name: 'card 404 (unknown host, cached negative)', value: missValue, baselineName: 'bare node:http, same bytes', baseline: missBase, target: '>= 0.8' },
+      { name: 'card hit (tunnel host, cached)', baselineName: 'bare node:http, same bytes', compared: card, floor: 0.85 },
+      { name: 'card 404 (unknown host, cached negative)', baselineName: 'bare node:http, same bytes', compared: notFound, floor: 0.85 },
     ],
     notes: [
-      `cards: ${hit.body.length}-byte card, ${miss.body.length}-byte 404; errors ${cardValue.errors}/${missValue.errors}, ` +
-        `unexpected statuses ${cardValue.unexpected}/${missValue.unexpected}; medians of ${ROUNDS} alternating rounds (baseline, server).`,
+      `cards: ${Buffer.byteLength(hit.body)}-byte card, ${Buffer.byteLength(miss.body)}-byte 404; errors ${card.value.errors}/${notFound.value.errors}, ` +
+        `unexpected statuses ${card.value.unexpected}/${notFound.value.unexpected}; medians of ${ROUNDS} alternating rounds (baseline, server).`,
       `cards flood: ${FLOOD_HOSTS} distinct random tunnel hosts (each a miss: Redis, then the database) in ${flooded.seconds.toFixed(1)} s ` +
         `(${flooded.non404} non-404 answers); server RSS ${rssBefore.toFixed(0)} MiB before, ${rssAfter.toFixed(0)} MiB right after: ` +
         `${fmt(delta)} (target: within 50 MiB, ${Math.abs(delta) <= 50 ? 'met' : 'NOT met'}); peak during the flood ` +
