@@ -1,46 +1,89 @@
 // Host routing (API.md section 2): the zone host serves /status, `<label>.ZONE` hosts and custom
-// domains serve the card paths, every other host is the API.
+// domains serve the card paths, every other host is the API. These run on every request before
+// anything else, so they read strings in place instead of splitting, lowercasing or matching
+// regular expressions (each of those allocates).
 import type { IncomingMessage } from 'node:http';
 
 export type HostKind = 'zone' | 'tunnel' | 'api';
 
+/** `name` equals `lowerName` (already lowercase ASCII) ignoring ASCII case, without a new string. */
+function equalsLower(name: string, lowerName: string): boolean {
+  if (name === lowerName) return true;
+  const n = lowerName.length;
+  if (name.length !== n) return false;
+  for (let i = 0; i < n; i++) {
+    let c = name.charCodeAt(i);
+    if (c >= 65 && c <= 90) c |= 32;
+    if (c !== lowerName.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
 /**
- * One request header read from rawHeaders: node builds `req.headers` lazily, and on the raw hot
- * paths (cards, status) that object is never needed otherwise.
+ * One request header read from rawHeaders (the first occurrence, names compared ignoring case):
+ * on the raw hot paths (cards, status) nothing else is needed from the request's headers.
+ * Header names are HTTP tokens (ASCII, checked by node's parser), so ASCII case folding is exact.
  */
 export function rawHeader(req: IncomingMessage, lowerName: string): string | undefined {
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    if (name.length === lowerName.length && name.toLowerCase() === lowerName) return raw[i + 1];
+    if (equalsLower(raw[i]!, lowerName)) return raw[i + 1];
   }
   return undefined;
 }
 
+/** True when `s` has an ASCII uppercase letter or any non-ASCII character (toLowerCase may change it). */
+function mayHaveUpper(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if ((c >= 65 && c <= 90) || c > 127) return true;
+  }
+  return false;
+}
+
+/** The request's host name: the Host header without port (IPv6 keeps its brackets), lowercase, no trailing dot. */
 export function hostnameOf(req: IncomingMessage): string {
-  const raw = rawHeader(req, 'host') ?? '';
-  // Strip the port (and IPv6 brackets), lowercase, drop a trailing dot.
-  const host = raw.startsWith('[') ? raw.slice(0, raw.indexOf(']') + 1) : raw.split(':')[0]!;
-  return host.toLowerCase().replace(/\.$/, '');
+  const raw = rawHeader(req, 'host');
+  if (raw === undefined) return '';
+  let end: number;
+  if (raw.charCodeAt(0) === 91 /* [ */) {
+    end = raw.indexOf(']') + 1; // 0 without a closing bracket: no host name
+  } else {
+    const colon = raw.indexOf(':');
+    end = colon === -1 ? raw.length : colon;
+  }
+  let host = end === raw.length ? raw : raw.slice(0, end);
+  if (mayHaveUpper(host)) host = host.toLowerCase();
+  return host.charCodeAt(host.length - 1) === 46 /* . */ ? host.slice(0, -1) : host;
+}
+
+/** `<label>.zone` with a non-empty label holding no dot. */
+export function isTunnelHost(hostname: string, zone: string): boolean {
+  const dot = hostname.length - zone.length - 1;
+  return dot > 0 && hostname.charCodeAt(dot) === 46 /* . */ && hostname.endsWith(zone) && hostname.indexOf('.') === dot;
 }
 
 export function classifyHost(hostname: string, zone: string): HostKind {
   if (hostname === zone) return 'zone';
-  if (hostname.endsWith(`.${zone}`)) {
-    const label = hostname.slice(0, -zone.length - 1);
-    if (label.length > 0 && !label.includes('.')) return 'tunnel';
-  }
-  return 'api';
+  return isTunnelHost(hostname, zone) ? 'tunnel' : 'api';
 }
 
-export const CARD_PATHS: ReadonlySet<string> = new Set([
-  '/.well-known/mcp/server-card.json',
-  '/.well-known/mcp-server-card.json',
-]);
+export const CARD_PATH = '/.well-known/mcp/server-card.json';
+export const CARD_PATH_LEGACY = '/.well-known/mcp-server-card.json';
+
+export const CARD_PATHS: ReadonlySet<string> = new Set([CARD_PATH, CARD_PATH_LEGACY]);
 
 /** The path without the query string. */
 export function pathOf(url: string | undefined): string {
   const u = url ?? '/';
   const q = u.indexOf('?');
   return q === -1 ? u : u.slice(0, q);
+}
+
+/** One of the card paths (query string ignored), compared without building the path. */
+export function isCardPath(url: string | undefined): boolean {
+  if (url === undefined) return false;
+  if (url === CARD_PATH || url === CARD_PATH_LEGACY) return true;
+  const q = url.indexOf('?');
+  return q !== -1 && CARD_PATHS.has(url.slice(0, q));
 }

@@ -1,6 +1,8 @@
 // The duration histogram of the raw handlers, with each (method, route, status) series bound once
-// (metrics.hotDuration: a bucket search and three additions per observation, no label hashing),
-// so an observation costs two map lookups. Routes are fixed labels: never a raw path or host.
+// (metrics.hotDuration: a bucket search and three additions per observation, no label hashing).
+// A handler answers the same (method, route, status) request after request, so the last series
+// is remembered and an observation usually costs three identity comparisons; any other
+// combination is two map lookups. Routes are fixed labels: never a raw path or host.
 import { performance } from 'node:perf_hooks';
 import type { HotHistogram, HotSeries } from '../../infra/observability/hot-histogram.js';
 
@@ -11,7 +13,7 @@ const METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH', 'DELE
 export function routeDurations(histogram: HotHistogram<'method' | 'route' | 'status'>): ObserveDuration {
   // route → status → method: no key string is built per request.
   const byRoute = new Map<string, Map<number, Map<string, HotSeries>>>();
-  return (rawMethod, route, status, startMs) => {
+  const seriesOf = (rawMethod: string | undefined, route: string, status: number): HotSeries => {
     const method = rawMethod !== undefined && METHODS.has(rawMethod) ? rawMethod : 'other';
     let byStatus = byRoute.get(route);
     if (!byStatus) byRoute.set(route, (byStatus = new Map()));
@@ -19,6 +21,20 @@ export function routeDurations(histogram: HotHistogram<'method' | 'route' | 'sta
     if (!byMethod) byStatus.set(status, (byMethod = new Map()));
     let series = byMethod.get(method);
     if (!series) byMethod.set(method, (series = histogram.child({ method, route, status: String(status) })));
-    series.observe((performance.now() - startMs) / 1000);
+    return series;
+  };
+  let lastMethod: string | undefined;
+  let lastRoute = '';
+  let lastStatus = 0;
+  let last: HotSeries | null = null;
+  return (rawMethod, route, status, startMs) => {
+    const seconds = (performance.now() - startMs) / 1000;
+    if (last === null || status !== lastStatus || route !== lastRoute || rawMethod !== lastMethod) {
+      last = seriesOf(rawMethod, route, status);
+      lastMethod = rawMethod;
+      lastRoute = route;
+      lastStatus = status;
+    }
+    last.observe(seconds);
   };
 }

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { CardHandlers } from './card-host.js';
-import { CARD_PATHS, classifyHost, hostnameOf, pathOf } from './hosts.js';
+import { hostnameOf, isCardPath, isTunnelHost } from './hosts.js';
 import { guardRaw, type RawHandler } from './raw.js';
 
 export interface HostRoutes {
@@ -25,10 +25,9 @@ export function createHostRoutedServer(routes: HostRoutes, api: (req: IncomingMe
   const { zone, apiHostname } = routes;
   return createServer((req, res) => {
     const hostname = hostnameOf(req);
-    const kind = classifyHost(hostname, zone);
-    if (kind === 'zone') return zoneHost(req, res, hostname);
-    if (kind === 'tunnel') return tunnelHost(req, res, hostname);
-    if (hostname !== apiHostname && CARD_PATHS.has(pathOf(req.url))) return customDomain(req, res, hostname);
+    if (hostname === zone) return zoneHost(req, res, hostname);
+    if (isTunnelHost(hostname, zone)) return tunnelHost(req, res, hostname);
+    if (hostname !== apiHostname && isCardPath(req.url)) return customDomain(req, res, hostname);
     api(req, res);
   });
 }
