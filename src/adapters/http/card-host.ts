@@ -1,7 +1,7 @@
 // Tunnel hosts and custom domains: the Server Card paths (SPEC 4.3). These run on raw node:http
 // before Fastify (see server.ts) and are the hot path: an in-process hit is a Map lookup and one
 // write of pre-rendered bytes. No credential, no limit, and never the tunnel's upstream.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { etagMatches } from '../../domain/cards/card.js';
@@ -9,9 +9,8 @@ import type { Resolution } from '../../domain/cards/lookup.js';
 import type { CardResolver } from '../../domain/cards/resolver.js';
 import { throttled } from '../../infra/observability/log-throttle.js';
 import type { Metrics } from '../../infra/observability/metrics.js';
-import { METHOD_NOT_ALLOWED, NOT_FOUND, PREFLIGHT, UNAVAILABLE } from './card-responses.js';
-import { CARD_PATHS, pathOf, rawHeader } from './hosts.js';
-import { writeFixed } from './problem.js';
+import { METHOD_NOT_ALLOWED, NOT_FOUND, PREFLIGHT, UNAVAILABLE, headerList, writeListed } from './card-responses.js';
+import { isCardPath, rawHeader } from './hosts.js';
 import type { RawHandler } from './raw.js';
 import { routeDurations } from './route-durations.js';
 
@@ -32,15 +31,29 @@ export interface CardHandlers {
 const CARD_ROUTE = '/.well-known/mcp/server-card.json';
 const OTHER_ROUTE = 'unmatched';
 
+// A rendered card's headers as lists (card-responses.ts, headerList), made once per rendering:
+// the in-process cache hands out the same card object request after request.
+const lists = new WeakMap<OutgoingHttpHeaders, string[]>();
+let lastHeaders: OutgoingHttpHeaders | null = null;
+let lastList: string[] = [];
+function listOf(headers: OutgoingHttpHeaders): string[] {
+  if (headers === lastHeaders) return lastList;
+  let list = lists.get(headers);
+  if (list === undefined) lists.set(headers, (list = headerList(headers)));
+  lastHeaders = headers;
+  lastList = list;
+  return list;
+}
+
 function writeResolution(req: IncomingMessage, res: ServerResponse, r: Resolution): number {
-  if (r.kind === 'none') return writeFixed(res, NOT_FOUND);
+  if (r.kind === 'none') return writeListed(res, NOT_FOUND);
   const inm = rawHeader(req, 'if-none-match');
   if (inm !== undefined && etagMatches(inm, r.etag)) {
-    res.writeHead(304, r.notModified);
+    res.writeHead(304, listOf(r.notModified));
     res.end();
     return 304;
   }
-  res.writeHead(200, r.ok);
+  res.writeHead(200, listOf(r.ok));
   res.end(r.body);
   return 200;
 }
@@ -54,7 +67,7 @@ export function createCardHandlers({ resolver, metrics, logger }: CardHostDeps):
   const serveCard = (req: IncomingMessage, res: ServerResponse, host: string, start: number): void => {
     const method = req.method;
     if (method !== 'GET' && method !== 'HEAD') {
-      const status = writeFixed(res, method === 'OPTIONS' ? PREFLIGHT : METHOD_NOT_ALLOWED);
+      const status = writeListed(res, method === 'OPTIONS' ? PREFLIGHT : METHOD_NOT_ALLOWED);
       return observe(method, CARD_ROUTE, status, start);
     }
     const local = resolver.peek(host);
@@ -63,7 +76,7 @@ export function createCardHandlers({ resolver, metrics, logger }: CardHostDeps):
       (r) => observe(method, CARD_ROUTE, writeResolution(req, res, r), start),
       (err: unknown) => {
         logUnavailable(err);
-        observe(method, CARD_ROUTE, writeFixed(res, UNAVAILABLE), start);
+        observe(method, CARD_ROUTE, writeListed(res, UNAVAILABLE), start);
       },
     );
   };
@@ -71,8 +84,8 @@ export function createCardHandlers({ resolver, metrics, logger }: CardHostDeps):
   return {
     tunnelHost: (req, res, host) => {
       const start = performance.now();
-      if (CARD_PATHS.has(pathOf(req.url))) return serveCard(req, res, host, start);
-      observe(req.method, OTHER_ROUTE, writeFixed(res, NOT_FOUND), start);
+      if (isCardPath(req.url)) return serveCard(req, res, host, start);
+      observe(req.method, OTHER_ROUTE, writeListed(res, NOT_FOUND), start);
     },
     customDomain: (req, res, host) => serveCard(req, res, host, performance.now()),
   };
