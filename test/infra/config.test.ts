@@ -37,7 +37,7 @@ test('loadConfig derives APP_URL, ALLOWED_ORIGINS and secure cookies from BASE_U
   assert.equal(c.appUrl, 'https://app.example.com/dash');
   assert.deepEqual([...c.allowedOrigins], ['https://app.example.com']);
   assert.equal(c.secureCookies, true);
-  assert.equal(c.trustProxy, true);
+  assert.equal(c.trustProxy, 1, 'TRUST_PROXY=true is one hop');
   const listed = loadConfig({ ALLOWED_ORIGINS: 'https://a.example.com, https://b.example.com' });
   assert.deepEqual([...listed.allowedOrigins].sort(), ['https://a.example.com', 'https://b.example.com']);
 });
