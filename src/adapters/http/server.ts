@@ -7,8 +7,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { CardHandlers } from './card-host.js';
-import { hostnameOf, isCardPath, isTunnelHost } from './hosts.js';
+import { hostHeaderOf, hostnameFrom, isCardPath, isTunnelHost } from './hosts.js';
+import { badRequest } from '../../domain/errors.js';
+import { problemResponse, writeFixed } from './problem.js';
 import { guardRaw, type RawHandler } from './raw.js';
+
+/** RFC 9112 §3.2: a request with several Host lines, or an invalid one, is answered 400 and not routed. */
+const BAD_HOST = problemResponse(badRequest('The request needs exactly one valid Host header.'), { connection: 'close' });
 
 export interface HostRoutes {
   zone: string;
@@ -24,7 +29,9 @@ export function createHostRoutedServer(routes: HostRoutes, api: (req: IncomingMe
   const customDomain = guardRaw(routes.cards.customDomain, routes.logger);
   const { zone, apiHostname } = routes;
   return createServer((req, res) => {
-    const hostname = hostnameOf(req);
+    const host = hostHeaderOf(req);
+    if (host === null) return void writeFixed(res, BAD_HOST);
+    const hostname = hostnameFrom(host);
     if (hostname === zone) return zoneHost(req, res, hostname);
     if (isTunnelHost(hostname, zone)) return tunnelHost(req, res, hostname);
     if (hostname !== apiHostname && isCardPath(req.url)) return customDomain(req, res, hostname);
