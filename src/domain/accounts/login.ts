@@ -1,11 +1,34 @@
 // POST /auth/login. An unknown email answers exactly like a wrong password (status, body, and
 // timing: a hash is burned); the limits are those of every password check (password-check.ts).
+import type { Db } from '../../infra/db/client.js';
 import type { DomainDeps, ClientInfo } from '../context.js';
 import { wrongCredentials } from '../errors.js';
 import { issueSignIn, type SignedIn } from '../sessions/sign-in.js';
 import { hasNul, normalizeEmail } from './email-address.js';
 import { checkPassword } from './password-check.js';
 import { networkOf } from '../sessions/network.js';
+
+interface LoginAccount {
+  id: string;
+  email: string;
+  emailVerified: boolean;
+  passwordHash: string | null;
+  /** The client's network is one the account has signed in from before. */
+  knownNetwork: boolean;
+}
+
+/**
+ * The account and whether it knows the client's network, in one indexed statement on Prisma's
+ * raw path: the model API's relation filter cost several times the CPU of the statement itself,
+ * on a request whose only other large cost is the password hash.
+ */
+async function findAccount(db: Db, emailKey: string, network: string): Promise<LoginAccount | null> {
+  const [row] = await db.$queryRaw<LoginAccount[]>`
+    SELECT a.id, a.email, a.email_verified AS "emailVerified", a.password_hash AS "passwordHash",
+      EXISTS (SELECT 1 FROM known_networks n WHERE n.account_id = a.id AND n.network = ${network}) AS "knownNetwork"
+    FROM accounts a WHERE a.email_normalized = ${emailKey}`;
+  return row ?? null;
+}
 
 export async function login(
   deps: DomainDeps,
@@ -14,19 +37,8 @@ export async function login(
 ): Promise<SignedIn> {
   const emailKey = normalizeEmail(input.email).slice(0, 320);
   const network = networkOf(client.ip) ?? '';
-  const account = hasNul(emailKey)
-    ? null
-    : await deps.db.account.findUnique({
-        where: { emailNormalized: emailKey },
-        select: {
-          id: true,
-          email: true,
-          emailVerified: true,
-          passwordHash: true,
-          knownNetworks: { where: { network }, select: { network: true }, take: 1 },
-        },
-      });
-  const subject = { emailKey, passwordHash: account?.passwordHash ?? null, knownNetwork: (account?.knownNetworks.length ?? 0) > 0 };
+  const account = hasNul(emailKey) ? null : await findAccount(deps.db, emailKey, network);
+  const subject = { emailKey, passwordHash: account?.passwordHash ?? null, knownNetwork: account?.knownNetwork === true };
   const rehash = await checkPassword(deps, subject, input.password, client, wrongCredentials);
   if (!account) throw wrongCredentials(); // not reached: without a hash checkPassword throws
   return issueSignIn(

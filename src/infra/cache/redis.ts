@@ -9,6 +9,12 @@ if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local t = redis.call('PTTL', KEYS[1])
 return {c, t}`;
 
+// A counter and its remaining window in one command (MULTI GET PTTL EXEC would be four).
+const PEEK_SCRIPT = `
+local v = redis.call('GET', KEYS[1])
+if not v then return nil end
+return {v, redis.call('PTTL', KEYS[1])}`;
+
 const GET_VERSIONED_SCRIPT = `
 local v = redis.call('GET', KEYS[1]) or '0'
 return {v, redis.call('GET', ARGV[1] .. v)}`;
@@ -27,6 +33,7 @@ type ScriptedRedis = Redis & {
   getVersioned(versionKey: string, dataPrefix: string): Promise<[string, string | null]>;
   bumpVersion(versionKey: string, ttlMs: string): Promise<number>;
   hitCounter(key: string, windowMs: string): Promise<[number, number]>;
+  peekCounter(key: string): Promise<[string, number] | null>;
   setUnless(key: string, value: string, ttlMs: string, unless: string): Promise<number>;
 };
 
@@ -56,6 +63,7 @@ export class RedisCache implements Cache {
     client.defineCommand('getVersioned', { numberOfKeys: 1, lua: GET_VERSIONED_SCRIPT });
     client.defineCommand('bumpVersion', { numberOfKeys: 1, lua: BUMP_SCRIPT });
     client.defineCommand('hitCounter', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    client.defineCommand('peekCounter', { numberOfKeys: 1, lua: PEEK_SCRIPT });
     client.defineCommand('setUnless', { numberOfKeys: 1, lua: SET_UNLESS_SCRIPT });
     await client.connect();
     return new RedisCache(client as ScriptedRedis, url);
@@ -91,10 +99,10 @@ export class RedisCache implements Cache {
   }
 
   async peek(key: string): Promise<{ count: number; resetMs: number } | null> {
-    const res = await this.client.multi().get(key).pttl(key).exec();
-    const value = res?.[0]?.[1] as string | null | undefined;
-    const ttl = Number(res?.[1]?.[1] ?? -2);
-    if (value == null || ttl <= 0) return null;
+    const res = await this.client.peekCounter(key);
+    if (res === null) return null;
+    const [value, ttl] = res;
+    if (ttl <= 0) return null;
     return { count: Number(value), resetMs: ttl };
   }
 
