@@ -19,8 +19,9 @@ interface LoginAccount {
 
 /**
  * The account and whether it knows the client's network, in one indexed statement on Prisma's
- * raw path: the model API's relation filter cost several times the CPU of the statement itself,
- * on a request whose only other large cost is the password hash.
+ * raw path: the model API builds, runs and shapes a relation filter in the client, which showed
+ * in the CPU of a login (with the one-command counter read: 1.8 -> 1.3 ms per login besides
+ * argon2).
  */
 async function findAccount(db: Db, emailKey: string, network: string): Promise<LoginAccount | null> {
   const [row] = await db.$queryRaw<LoginAccount[]>`
