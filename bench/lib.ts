@@ -42,8 +42,8 @@ export interface Measurement {
   cpuUsPerReq: number;
 }
 
-export const WINDOW_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-export const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
+export const WINDOW_SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+export const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 9));
 
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
@@ -104,13 +104,19 @@ export interface Target {
 export const httpTarget = (pid: number, load: Load): Target => ({ pid, run: () => measure(load, pid) });
 
 /**
- * Runs the targets in turn, `rounds` times (A B A B … or A B C A B C …), so drifting background
- * load on a shared machine hits every target alike; returns each target's measurements by round.
+ * Runs the targets in turn, `rounds` times, so drifting background load on a shared machine hits
+ * every target alike: the order reverses every other round (A B, B A, A B, …), which also cancels
+ * a steady drift between neighbours. One untimed pass first brings every process to its steady
+ * state (JIT, caches, connection pools) before anything is counted. Returns each target's
+ * measurements by round.
  */
 export async function alternate(targets: Target[], rounds = ROUNDS): Promise<Measurement[][]> {
+  for (const t of targets) await t.run();
   const out: Measurement[][] = targets.map(() => []);
   for (let i = 0; i < rounds; i++) {
-    for (const [k, t] of targets.entries()) out[k]!.push(await t.run());
+    const order = [...targets.keys()];
+    if (i % 2 === 1) order.reverse();
+    for (const k of order) out[k]!.push(await targets[k]!.run());
   }
   return out;
 }
@@ -242,6 +248,9 @@ export async function spawnNode(script: string, env: Record<string, string>, rea
   };
 }
 
+/** What `npm start` sets (package.json), unless the environment says otherwise. */
+export const SERVER_MALLOC_ARENA_MAX = process.env.MALLOC_ARENA_MAX ?? '2';
+
 /** The real server, on real PostgreSQL/Redis when BENCH_DATABASE_URL/BENCH_REDIS_URL are set. */
 export async function startServer(env: Record<string, string> = {}): Promise<Proc & { dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tunnel-svc-bench-'));
@@ -249,7 +258,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Pro
   // argon2's 19 MiB buffers from the libuv threads resident.
   const base: Record<string, string> = {
     DATA_DIR: dataDir,
-    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+    MALLOC_ARENA_MAX: SERVER_MALLOC_ARENA_MAX,
     // Production requires a key for the secrets at rest; a throwaway one per benchmark server.
     ENCRYPTION_KEY: process.env.ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
   };
@@ -290,9 +299,18 @@ export interface Argon2Baseline {
   stop(): Promise<void>;
 }
 
-export async function startArgon2Baseline(connections: number): Promise<Argon2Baseline> {
+function withoutArenaMax(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { MALLOC_ARENA_MAX: _ignored, ...rest } = env;
+  return rest;
+}
+
+/**
+ * `env` adds to this process's environment (without MALLOC_ARENA_MAX unless given): the login suite runs one baseline with the server's
+ * MALLOC_ARENA_MAX (the verification as the server runs it) and one with glibc's defaults.
+ */
+export async function startArgon2Baseline(connections: number, env: Record<string, string> = {}): Promise<Argon2Baseline> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/baselines/argon2.ts'], {
-    env: { ...process.env, BENCH_CONNECTIONS: String(connections) },
+    env: { ...withoutArenaMax(process.env), ...env, BENCH_CONNECTIONS: String(connections) },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   track(child);

@@ -35,7 +35,7 @@ try {
   await cleanup();
 }
 const backend = process.env.BENCH_DATABASE_URL ? `PostgreSQL${process.env.BENCH_REDIS_URL ? ' + Redis' : ''}` : 'embedded PGlite + memory cache';
-notes.push(`backend: ${backend}; ${WINDOW_SECONDS} s per measurement after a 1 s warm-up, ${ROUNDS} alternating rounds; CPU per request read from /proc/<pid>/stat (utime + stime) of the server and of the baseline around each window; 2-core machine, load generator on the same machine`);
+notes.push(`backend: ${backend}; ${WINDOW_SECONDS} s per measurement after a 1 s warm-up; ${ROUNDS} alternating rounds (order reversed every other round) after one untimed pass over every target; figures are medians over the rounds, ratios the median of the per-round ratios; CPU per request read from /proc/<pid>/stat (utime + stime) of the server and of the baseline around each window; 2-core machine, load generator on the same machine`);
 const out = `${lines.join('\n')}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`;
 process.stdout.write(`\n${out}`);
 if (wanted.length === 0) {

@@ -12,6 +12,7 @@ import {
   startBareYoga,
   startServer,
   ROUNDS,
+  SERVER_MALLOC_ARENA_MAX,
   WINDOW_SECONDS,
   type BenchResult,
 } from '../lib.js';
@@ -58,10 +59,15 @@ export default async function accounts(): Promise<BenchResult> {
   await yoga.stop();
 
   // Logins against the bare verifications, the same number of each per round (sized to about one
-  // window of the baseline): every login sent is answered inside the measured span.
-  const argon = await startArgon2Baseline(LOGIN_CONNECTIONS);
+  // window of the baseline): every login sent is answered inside the measured span. The bare
+  // verification the login contains runs with the server's allocator setting (MALLOC_ARENA_MAX,
+  // as `npm start` sets it); a second baseline with glibc's default arenas shows what that
+  // setting costs argon2 itself.
+  const argon = await startArgon2Baseline(LOGIN_CONNECTIONS, { MALLOC_ARENA_MAX: SERVER_MALLOC_ARENA_MAX });
+  const argonDefault = await startArgon2Baseline(LOGIN_CONNECTIONS);
   const amount = Math.max(LOGIN_CONNECTIONS * 4, Math.round((await argon.perSecond(2)) * WINDOW_SECONDS));
-  const [argonRuns, loginRuns] = await alternate([
+  const [argonDefaultRuns, argonRuns, loginRuns] = await alternate([
+    argonDefault.target(amount),
     argon.target(amount),
     httpTarget(server.pid, {
       url: server.url,
@@ -75,6 +81,7 @@ export default async function accounts(): Promise<BenchResult> {
     }),
   ]);
   await argon.stop();
+  await argonDefault.stop();
   const rss = server.rssMiB();
   await server.stop();
 
@@ -86,24 +93,31 @@ export default async function accounts(): Promise<BenchResult> {
   }
   const restVsMe = median(restRuns!.map((r, i) => r.rps / meRuns![i]!.rps));
   notes.push(`REST GET /api/account vs GraphQL me (same fields): ${restVsMe.toFixed(2)} of GraphQL req/s (target within 10%: ≥ 0.90)`);
-  const overhead = (1 / logins.cpuRatio - 1) * 100;
+  const pct = (ratio: number) => {
+    const v = (1 / ratio - 1) * 100;
+    return `${v >= 0 ? '+' : ''}${v.toFixed(1)}%`;
+  };
+  const loginsVsDefault = compare(argonDefaultRuns!, loginRuns!);
+  const arenaCost = compare(argonDefaultRuns!, argonRuns!);
   notes.push(
-    `login CPU beyond the argon2id verification it contains: ${overhead >= 0 ? '+' : ''}${overhead.toFixed(1)}% ` +
-      `(server ${cpuText(logins.value.cpuUsPerReq)} per login, bare argon2id ${cpuText(logins.baseline.cpuUsPerReq)} per verification; ` +
-      `target ≤ 10%); ${amount} logins and ${amount} verifications per round, ${LOGIN_CONNECTIONS} at a time; ` +
-      'CPU of the server process only (PostgreSQL and Redis run in their own)',
+    `login CPU beyond the argon2id verification it contains: ${pct(logins.cpuRatio)} ` +
+      `(server ${cpuText(logins.value.cpuUsPerReq)} per login, bare argon2id with MALLOC_ARENA_MAX=${SERVER_MALLOC_ARENA_MAX} as the server runs it ` +
+      `${cpuText(logins.baseline.cpuUsPerReq)} per verification; target ≤ 10%); against bare argon2id with glibc's default arenas ` +
+      `(${cpuText(loginsVsDefault.baseline.cpuUsPerReq)}): ${pct(loginsVsDefault.cpuRatio)}, of which MALLOC_ARENA_MAX=${SERVER_MALLOC_ARENA_MAX} ` +
+      `costs argon2 itself ${pct(arenaCost.cpuRatio)} (page faults on its 19 MiB buffers); ${amount} logins and ${amount} verifications ` +
+      `per round, ${LOGIN_CONNECTIONS} at a time; CPU of the server process only (PostgreSQL and Redis run in their own)`,
   );
   notes.push(
     `server resident memory after the accounts benchmarks: ${rss.toFixed(0)} MiB (target ≤ 250 MiB) on ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL + Redis' : 'embedded PGlite + memory cache'}`,
   );
-  notes.push(`accounts: medians of ${ROUNDS} alternating rounds (bare Yoga, me, REST; then argon2id, logins)`);
+  notes.push(`accounts: medians of ${ROUNDS} alternating rounds (bare Yoga, me, REST; then argon2id with default arenas, argon2id as the server runs it, logins)`);
   return {
     rows: [
       { name: 'GraphQL `me` (bearer)', baselineName: 'bare Yoga `{ hello }`', compared: me, floor: 0.6 },
       { name: 'REST GET /api/account (bearer)', baselineName: 'bare Yoga `{ hello }`', compared: rest },
       {
         name: 'POST /auth/login',
-        baselineName: 'bare argon2id verification',
+        baselineName: `bare argon2id verification (MALLOC_ARENA_MAX=${SERVER_MALLOC_ARENA_MAX}, as the server)`,
         compared: logins,
         floor: 1 / 1.1,
         floorText: '≥ 0.91 (≤ 10% more CPU)',
