@@ -156,6 +156,8 @@ export interface Compared {
   cpuRatio: number;
   /** Lowest and highest per-round CPU ratio. */
   cpuRange: [number, number];
+  /** Every round's CPU ratio, in round order. */
+  cpuRatios: number[];
 }
 
 export function compare(baseline: Measurement[], value: Measurement[]): Compared {
@@ -172,6 +174,7 @@ export function compare(baseline: Measurement[], value: Measurement[]): Compared
     rpsRatio: median(rps),
     cpuRatio: median(cpu),
     cpuRange: [Math.min(...cpu), Math.max(...cpu)],
+    cpuRatios: cpu,
   };
 }
 

@@ -18,6 +18,7 @@ if (built.status !== 0) process.exit(built.status ?? 1);
 const cleanup = await prepareBackends();
 const lines: string[] = [TABLE_HEADER];
 const notes: string[] = [];
+const perRound: string[] = [];
 try {
   for (const file of suites) {
     process.stderr.write(`\n# suite ${file}\n`);
@@ -27,6 +28,7 @@ try {
       const line = ratioRow(row);
       lines.push(line);
       process.stderr.write(`${line}\n`);
+      perRound.push(`${row.name}: ${row.compared.cpuRatios.map((r) => r.toFixed(2)).join(' ')}`);
     }
     notes.push(...result.notes);
   }
@@ -36,6 +38,7 @@ try {
 }
 const backend = process.env.BENCH_DATABASE_URL ? `PostgreSQL${process.env.BENCH_REDIS_URL ? ' + Redis' : ''}` : 'embedded PGlite + memory cache';
 notes.push(`backend: ${backend}; ${WINDOW_SECONDS} s per measurement after a 1 s warm-up; ${ROUNDS} alternating rounds (order reversed every other round) after one untimed pass over every target; figures are medians over the rounds, ratios the median of the per-round ratios; CPU per request read from /proc/<pid>/stat (utime + stime) of the server and of the baseline around each window; 2-core machine, load generator on the same machine`);
+notes.push(`CPU/req ratio of every round, in order: ${perRound.join('; ')}`);
 const out = `${lines.join('\n')}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`;
 process.stdout.write(`\n${out}`);
 if (wanted.length === 0) {
