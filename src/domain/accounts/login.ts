@@ -46,6 +46,7 @@ export async function login(
     deps,
     account,
     client,
+    { method: 'password', secondStep: false },
     rehash ? (tx) => tx.account.update({ where: { id: account.id }, data: { passwordHash: rehash } }).then(() => {}) : undefined,
   );
 }

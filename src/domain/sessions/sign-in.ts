@@ -7,6 +7,13 @@ import type { Tx } from '../../infra/mail/outbox.js';
 import { loginAlert, type RenderedEmail } from '../../infra/mail/templates.js';
 import { MAX_SESSIONS, newSession, tombstone, type NewSession } from './session.js';
 
+/** How a sign-in was made: the first step's method and whether a second step was passed. */
+export type SignInMethod = 'password' | 'google' | 'github' | 'passkey';
+export interface SignInHow {
+  method: SignInMethod;
+  secondStep: boolean;
+}
+
 export interface SignedIn {
   token: string;
   sessionId: string;
@@ -36,13 +43,14 @@ async function writeSignIn(
   row: {
     accountId: string;
     session: NewSession;
+    how: SignInHow;
     ip: string;
     network: string | null;
     now: Date;
     alert: { id: string; to: string; email: RenderedEmail };
   },
 ): Promise<{ newNetwork: boolean; evicted: string[] }> {
-  const { accountId, session, ip, network, now, alert } = row;
+  const { accountId, session, how, ip, network, now, alert } = row;
   // The account row is locked first (a), and the eviction and the network insert read from it,
   // so concurrent sign-ins of one account queue on that one lock: taking session-row locks in the
   // eviction before it let two of them deadlock (measured: a few per thousand under 8 at a time).
@@ -51,8 +59,8 @@ async function writeSignIn(
       UPDATE accounts SET last_login_at = ${now}, last_login_ip = ${ip}, updated_at = ${now} WHERE id = ${accountId}
       RETURNING id
     ), s AS (
-      INSERT INTO sessions (id, account_id, token_hash, user_agent, ip, created_at, last_seen_at, expires_at)
-      VALUES (${session.id}, ${accountId}, ${session.tokenHash}, ${session.userAgent}, ${ip}, ${now}, ${now}, ${session.expiresAt})
+      INSERT INTO sessions (id, account_id, token_hash, user_agent, ip, created_at, last_seen_at, expires_at, method, second_step)
+      VALUES (${session.id}, ${accountId}, ${session.tokenHash}, ${session.userAgent}, ${ip}, ${now}, ${now}, ${session.expiresAt}, ${how.method}, ${how.secondStep})
     ), e AS (
       -- At most MAX_SESSIONS live sessions: the least recently used beyond it end with this sign-in.
       DELETE FROM sessions WHERE id IN (
@@ -77,6 +85,8 @@ export async function issueSignIn(
   deps: DomainDeps,
   account: { id: string; email: string; emailVerified: boolean },
   client: ClientInfo,
+  /** Recorded on the session: the session list shows it. */
+  how: SignInHow,
   /** Work that must commit with the sign-in (SSO: the account, the linked identity). */
   extra?: (tx: Tx) => Promise<void>,
 ): Promise<SignedIn> {
@@ -86,6 +96,7 @@ export async function issueSignIn(
   const row = {
     accountId: account.id,
     session,
+    how,
     ip,
     network: networkOf(client.ip),
     now,

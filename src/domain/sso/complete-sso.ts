@@ -67,7 +67,7 @@ async function completeOnce(deps: DomainDeps, input: SsoInput, nextSlug: () => s
     }
     case 'sign-in': {
       const row = linked!;
-      const signedIn = await issueSignIn(deps, row.account, client, async (tx) => {
+      const signedIn = await issueSignIn(deps, row.account, client, { method: identity.provider, secondStep: false }, async (tx) => {
         // Keeps the provider email shown in the settings current.
         if (row.email !== identity.email) await tx.linkedIdentity.update({ where: { id: row.id }, data: { email: identity.email } });
       });

@@ -10,7 +10,7 @@ import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/
 import { isUniqueViolation } from '../../infra/db/errors.js';
 import { AppError, badRequest, conflict } from '../errors.js';
 import { issueSignIn, type SignedIn } from '../sessions/sign-in.js';
-import type { ProviderIdentity } from './identity.js';
+import type { ProviderIdentity, ProviderName } from './identity.js';
 
 export const PENDING_LINK_TTL_MS = 15 * 60_000;
 
@@ -81,7 +81,7 @@ export async function confirmLink(
     wrongPassword,
   );
   try {
-    return await issueSignIn(deps, account, client, async (tx) => {
+    return await issueSignIn(deps, account, client, { method: link.provider as ProviderName, secondStep: false }, async (tx) => {
       const now = deps.clock();
       // Single use under races: only the request that flips used_at goes on.
       const { count } = await tx.pendingLink.updateMany({

@@ -18,7 +18,7 @@ export async function createSsoAccount(
 ): Promise<SignedIn> {
   const id = randomUUID();
   const { email, emailVerified } = identity;
-  const signedIn = await issueSignIn(deps, { id, email, emailVerified }, client, async (tx) => {
+  const signedIn = await issueSignIn(deps, { id, email, emailVerified }, client, { method: identity.provider, secondStep: false }, async (tx) => {
     const now = deps.clock();
     await tx.account.create({
       data: { id, email, emailNormalized: normalizeEmail(email), emailVerified, slug, createdAt: now },

@@ -32,7 +32,9 @@ test('GET /api/sessions lists live sessions with user agent, masked IP, times an
   assert.equal(r.status, 200);
   assert.equal(r.json.sessions.length, 2);
   for (const x of r.json.sessions) {
-    assert.deepEqual(Object.keys(x).sort(), ['created_at', 'current', 'id', 'ip', 'last_seen_at', 'user_agent']);
+    assert.deepEqual(Object.keys(x).sort(), ['created_at', 'current', 'id', 'ip', 'last_seen_at', 'method', 'second_step', 'user_agent']);
+    assert.equal(x.method, 'password');
+    assert.equal(x.second_step, false);
     assert.ok(!Number.isNaN(Date.parse(x.created_at)) && !Number.isNaN(Date.parse(x.last_seen_at)));
   }
   const cur = r.json.sessions.find((x: { current: boolean }) => x.current);

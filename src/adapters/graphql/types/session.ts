@@ -23,6 +23,8 @@ builder.prismaObject('Session', {
     ip: t.exposeString('ip', { description: 'Masked: 203.0.113.x or 2001:db8:1::x' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     lastSeenAt: t.expose('lastSeenAt', { type: 'DateTime' }),
+    method: t.exposeString('method', { description: 'How the session was made: password, google, github or passkey.' }),
+    secondStep: t.exposeBoolean('secondStep', { description: 'A second step (TOTP or recovery code) was passed.' }),
     current: t.boolean({
       description: 'True for the session making this request.',
       resolve: (s, _args, ctx) => s.id === ctx.viewer?.sessionId,

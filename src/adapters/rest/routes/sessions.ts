@@ -6,7 +6,7 @@ export const sessionRoutes: RestRoute[] = [
   route({
     method: 'GET',
     url: '/api/sessions',
-    document: graphql('query { me { sessions { id userAgent ip createdAt lastSeenAt current } } }'),
+    document: graphql('query { me { sessions { id userAgent ip createdAt lastSeenAt method secondStep current } } }'),
     status: 200,
     respond: (d) => ({
       sessions: signedIn(d.me).sessions.map((s) => ({
@@ -15,6 +15,8 @@ export const sessionRoutes: RestRoute[] = [
         ip: s.ip,
         created_at: s.createdAt,
         last_seen_at: s.lastSeenAt,
+        method: s.method,
+        second_step: s.secondStep,
         current: s.current,
       })),
     }),
