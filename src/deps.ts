@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
 import type { DomainDeps } from './domain/context.js';
 import { wireAccountView } from './domain/accounts/account-view.js';
+import { startActivityPurge } from './domain/activity/activity-purge.js';
 import type { ProviderName } from './domain/sso/identity.js';
 import { createProviders, type SsoProvider } from './domain/sso/providers.js';
 import type { Cache } from './infra/cache/cache.js';
@@ -56,16 +57,20 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const clock = opts.clock ?? (() => new Date());
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
+    directUrl: config.databaseDirectUrl,
     dataDir: config.dataDir,
     migrationsDir: MIGRATIONS_DIR,
     logger,
   });
   let cache: Cache;
   try {
-    cache = config.redisUrl ? await RedisCache.connect(config.redisUrl) : new MemoryCache();
+    cache = config.redis
+      ? await RedisCache.connect(config.redis, { waitReplicas: config.redisWaitReplicas })
+      : new MemoryCache();
   } catch (err) {
     await database.close();
-    throw new Error(`REDIS_URL: cannot connect (${(err as Error).message})`, { cause: err });
+    const variable = { single: 'REDIS_URL', cluster: 'REDIS_CLUSTER_URLS', sentinel: 'REDIS_SENTINEL_URLS' }[config.redis!.mode];
+    throw new Error(`${variable}: cannot connect (${(err as Error).message})`, { cause: err });
   }
   const transport = config.smtpUrl ? smtpTransport(config.smtpUrl) : fileTransport(config.dataDir, logger);
   const cipher = createCipher(config.encryptionKey ?? loadOrCreateKeyFile(config.dataDir));
@@ -82,6 +87,8 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   mailWorker.start();
   const events = new DomainEvents(logger);
   wireAccountView({ events, cache });
+  // The security activity is kept 90 days: an hourly purge, one instance at a time.
+  const stopActivityPurge = startActivityPurge({ db: database.prisma, clock, logger });
   return {
     config,
     logger,
@@ -99,6 +106,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     outbox: createOutbox(cipher),
     policy: { signupsPerNetworkPerHour: config.signupRateLimit },
     async close() {
+      await stopActivityPurge();
       await mailWorker.stop();
       transport.close();
       await cache.close();

@@ -3,6 +3,7 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import type { RedisTarget } from './cache/redis.js';
 
 const HTTP = ['http:', 'https:'];
 
@@ -13,6 +14,15 @@ const url = (name: string, schemes: string[] = HTTP) =>
   });
 
 const optionalUrl = (name: string, schemes?: string[]) => url(name, schemes).optional();
+
+/** Comma-separated redis:// URLs (host:port of each node; credentials from the first). */
+const urlList = (name: string) =>
+  z
+    .string()
+    .transform((v) => v.split(',').map((u) => u.trim()).filter(Boolean))
+    .refine((list) => list.length > 0 && list.every((u) => URL.canParse(u) && ['redis:', 'rediss:'].includes(new URL(u).protocol)), {
+      message: `${name} must be a comma-separated list of redis:// URLs`,
+    });
 
 const bool = (name: string) =>
   z
@@ -28,7 +38,19 @@ const EnvSchema = z.object({
     .transform(Number),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATABASE_URL: optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
+  DATABASE_DIRECT_URL: optionalUrl('DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']),
   REDIS_URL: optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
+  REDIS_CLUSTER_URLS: urlList('REDIS_CLUSTER_URLS').optional(),
+  REDIS_SENTINEL_URLS: urlList('REDIS_SENTINEL_URLS').optional(),
+  REDIS_SENTINEL_NAME: z
+    .string()
+    .refine((v) => /^[A-Za-z0-9._-]{1,64}$/.test(v), { message: 'REDIS_SENTINEL_NAME must be the master group name, such as mymaster' })
+    .optional(),
+  REDIS_WAIT_REPLICAS: z
+    .string()
+    .refine((v) => /^[0-9]$/.test(v), { message: 'REDIS_WAIT_REPLICAS must be a number of replicas from 0 to 9' })
+    .transform(Number)
+    .optional(),
   SMTP_URL: optionalUrl('SMTP_URL', ['smtp:', 'smtps:']),
   MAIL_FROM: z.string().min(3).default('Tunnel Service <no-reply@localhost>'),
   DATA_DIR: z.string().min(1).default('./.data'),
@@ -116,7 +138,13 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | null;
+  /** A direct PostgreSQL URL (not through PgBouncer) for migrations; null: databaseUrl. */
+  databaseDirectUrl: string | null;
   redisUrl: string | null;
+  /** The shared Redis (REDIS_URL, REDIS_CLUSTER_URLS or REDIS_SENTINEL_*); null: the memory cache. */
+  redis: RedisTarget | null;
+  /** Replicas that must acknowledge a revocation's tombstone (REDIS_WAIT_REPLICAS). */
+  redisWaitReplicas: number;
   smtpUrl: string | null;
   mailFrom: string;
   dataDir: string;
@@ -187,6 +215,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (production && !e.ENCRYPTION_KEY) {
     throw new ConfigError('ENCRYPTION_KEY is required when NODE_ENV=production (32 bytes, base64: openssl rand -base64 32)');
   }
+  const redisChoices = [e.REDIS_URL, e.REDIS_CLUSTER_URLS, e.REDIS_SENTINEL_URLS].filter((v) => v !== undefined);
+  if (redisChoices.length > 1) {
+    throw new ConfigError('REDIS_URL, REDIS_CLUSTER_URLS and REDIS_SENTINEL_URLS: set only one of them');
+  }
+  if (Boolean(e.REDIS_SENTINEL_URLS) !== Boolean(e.REDIS_SENTINEL_NAME)) {
+    throw new ConfigError('REDIS_SENTINEL_URLS and REDIS_SENTINEL_NAME must be set together');
+  }
+  const redis: RedisTarget | null = e.REDIS_URL
+    ? { mode: 'single', url: e.REDIS_URL }
+    : e.REDIS_CLUSTER_URLS
+      ? { mode: 'cluster', urls: e.REDIS_CLUSTER_URLS }
+      : e.REDIS_SENTINEL_URLS && e.REDIS_SENTINEL_NAME
+        ? { mode: 'sentinel', urls: e.REDIS_SENTINEL_URLS, name: e.REDIS_SENTINEL_NAME }
+        : null;
+  if (e.DATABASE_DIRECT_URL && !e.DATABASE_URL) {
+    throw new ConfigError('DATABASE_DIRECT_URL needs DATABASE_URL (the pooled URL the server uses)');
+  }
   const google = pair(e.GOOGLE_CLIENT_ID, e.GOOGLE_CLIENT_SECRET, 'GOOGLE');
   const github = pair(e.GITHUB_CLIENT_ID, e.GITHUB_CLIENT_SECRET, 'GITHUB');
   return {
@@ -194,7 +239,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL ?? null,
+    databaseDirectUrl: e.DATABASE_DIRECT_URL ?? null,
     redisUrl: e.REDIS_URL ?? null,
+    redis,
+    // A failover promotes a replica: by default a revocation waits for one to have its tombstone.
+    redisWaitReplicas: e.REDIS_WAIT_REPLICAS ?? (redis && redis.mode !== 'single' ? 1 : 0),
     smtpUrl: e.SMTP_URL ?? null,
     mailFrom: e.MAIL_FROM,
     dataDir: resolve(e.DATA_DIR),

@@ -4,6 +4,7 @@
 // invalidateAccountView after it commits; the version bump makes any concurrently cached stale
 // copy unreachable, on every instance.
 import type { Cache } from '../../infra/cache/cache.js';
+import { hashTag } from '../../infra/cache/keys.js';
 import type { Db } from '../../infra/db/client.js';
 import type { DomainEvents } from '../events.js';
 
@@ -20,8 +21,9 @@ export interface AccountView {
 
 const VIEW_TTL_MS = 5 * 60_000;
 const VERSION_TTL_MS = 24 * 3600_000;
-const versionKey = (accountId: string) => `account-view-version:${accountId}`;
-const dataPrefix = (accountId: string) => `account-view:${accountId}:`;
+// One hash tag: the versioned read is one script over both keys, so they share a cluster slot.
+const versionKey = (accountId: string) => `account-view:${hashTag(accountId)}:v`;
+const dataPrefix = (accountId: string) => `account-view:${hashTag(accountId)}:`;
 
 interface Stored extends Omit<AccountView, 'lastLogin' | 'linkedProviders'> {
   lastLogin: { at: string; ip: string } | null;

@@ -6,13 +6,15 @@
 // generation read before its database query; invalidation bumps it, so such a late write is
 // never valid. Entries also carry their own expiry on the service clock (tests move time).
 import type { Cache } from '../../infra/cache/cache.js';
+import { hashTag } from '../../infra/cache/keys.js';
 import { renderedCard } from './card.js';
 import { UNKNOWN, type Looked, type Resolution } from './lookup.js';
 
 export const INVALIDATION_CHANNEL = 'cards:invalidate';
 
-const entryKey = (host: string) => `card:h:${host}`;
-const genKey = (host: string) => `card:g:${host}`;
+// A host's entry and generation share a cluster slot (one hash tag); different hosts spread out.
+const entryKey = (host: string) => `card:h:${hashTag(host)}`;
+const genKey = (host: string) => `card:g:${hashTag(host)}`;
 const indexKey = (tunnelId: string) => `card:t:${tunnelId}`;
 
 /** Generations outlive every entry by far, so a recreated counter cannot meet an old entry. */

@@ -6,6 +6,12 @@ export interface Cache {
   readonly kind: 'redis' | 'memory';
   get(key: string): Promise<string | null>;
   set(key: string, value: string, ttlMs: number): Promise<void>;
+  /**
+   * set() that must survive a Redis failover: with replicas configured (REDIS_WAIT_REPLICAS) it
+   * resolves only once they acknowledged the write, and rejects otherwise, so the caller falls
+   * back (a revocation then bumps its epoch in the database).
+   */
+  setReplicated(key: string, value: string, ttlMs: number): Promise<void>;
   /** Sets only when absent; true when this call set it (locks, single flight). */
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
   /** Sets unless the current value is `unless` (atomically): a refresh never overwrites a tombstone. */

@@ -51,6 +51,10 @@ export class MemoryCache implements Cache {
     return this.live(key)?.value ?? null;
   }
 
+  setReplicated(key: string, value: string, ttlMs: number): Promise<void> {
+    return this.set(key, value, ttlMs);
+  }
+
   async set(key: string, value: string, ttlMs: number): Promise<void> {
     this.put(key, value, ttlMs);
   }

@@ -1,8 +1,11 @@
-// Redis store: shared by every instance. Commands fail fast while Redis is unreachable (no
-// offline queue), so callers can fall back to the database instead of hanging.
-import { Redis } from 'ioredis';
+// Redis store: shared by every instance. One node (REDIS_URL), a Redis Cluster
+// (REDIS_CLUSTER_URLS) or a master found through Sentinel (REDIS_SENTINEL_URLS and
+// REDIS_SENTINEL_NAME). Commands fail fast while Redis is unreachable (no offline queue), so
+// callers can fall back to the database instead of hanging. In cluster mode every script and
+// pipeline touches one hash slot (see keys.ts); a multi-key DEL is split by slot.
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Cache } from './cache.js';
-
+import { assertOneSlot, keySlot } from './keys.js';
 const HIT_SCRIPT = `
 local c = redis.call('INCR', KEYS[1])
 if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
@@ -29,44 +32,130 @@ redis.call('INCR', KEYS[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1`;
 
-type ScriptedRedis = Redis & {
+/** Where the shared Redis is: one node, a cluster (seed nodes), or a Sentinel-managed master. */
+export type RedisTarget =
+  | { mode: 'single'; url: string }
+  | { mode: 'cluster'; urls: string[] }
+  | { mode: 'sentinel'; urls: string[]; name: string };
+
+export interface RedisCacheOptions {
+  commandTimeoutMs?: number;
+  /**
+   * Replicas that must acknowledge a setReplicated() write (WAIT) before it counts; 0 for a
+   * single node. A write not acknowledged in time rejects, and the caller takes its fallback.
+   */
+  waitReplicas?: number;
+  waitTimeoutMs?: number;
+}
+
+interface Scripts {
   getVersioned(versionKey: string, dataPrefix: string): Promise<[string, string | null]>;
   bumpVersion(versionKey: string, ttlMs: string): Promise<number>;
   hitCounter(key: string, windowMs: string): Promise<[number, number]>;
   peekCounter(key: string): Promise<[string, number] | null>;
   setUnless(key: string, value: string, ttlMs: string, unless: string): Promise<number>;
-};
+}
+type Client = (Redis | Cluster) & Scripts;
+
+function nodeOf(raw: string): { host: string; port: number } {
+  const u = new URL(raw);
+  return { host: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port || 6379) };
+}
+
+/** Credentials, TLS and db number of a redis:// or rediss:// URL. */
+function connectionOf(raw: string): Pick<RedisOptions, 'username' | 'password' | 'db' | 'tls'> {
+  const u = new URL(raw);
+  const db = Number(u.pathname.replace(/^\//, '') || 0);
+  return {
+    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    ...(db > 0 ? { db } : {}),
+    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+}
+
+function createClient(target: RedisTarget, commandTimeout: number): Redis | Cluster {
+  const common = {
+    connectTimeout: 3000,
+    commandTimeout,
+    maxRetriesPerRequest: 1,
+  } satisfies RedisOptions;
+  if (target.mode === 'single') {
+    return new Redis(target.url, {
+      ...common,
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      retryStrategy: (times) => Math.min(times * 200, 2000),
+    });
+  }
+  if (target.mode === 'sentinel') {
+    const { db, ...auth } = connectionOf(target.urls[0]!);
+    return new Redis({
+      ...common,
+      ...auth,
+      ...(db ? { db } : {}),
+      sentinels: target.urls.map(nodeOf),
+      name: target.name,
+      role: 'master',
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      // Not failoverDetector: with the old master already gone (reconnecting), its disconnect
+      // ends the client for good (ioredis 6); asking the sentinel on each reconnect suffices.
+      sentinelRetryStrategy: (times) => Math.min(times * 200, 2000),
+      retryStrategy: (times) => Math.min(times * 100, 1000),
+    });
+  }
+  const { db: _db, ...auth } = connectionOf(target.urls[0]!);
+  const options: ClusterOptions = {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    // A failover (a replica promoted) takes the cluster a few seconds: commands to the dead
+    // master fail fast meanwhile (the callers fall back), and the slot map is refreshed often.
+    retryDelayOnFailover: 100,
+    retryDelayOnClusterDown: 100,
+    maxRedirections: 4,
+    slotsRefreshTimeout: 1000,
+    slotsRefreshInterval: 2000,
+    clusterRetryStrategy: (times) => Math.min(100 + times * 100, 1000),
+    redisOptions: { ...common, ...auth },
+  };
+  return new Cluster(target.urls.map(nodeOf), options);
+}
 
 export class RedisCache implements Cache {
   readonly kind = 'redis' as const;
-  private subscriber: Redis | null = null;
+  private subscriber: Redis | Cluster | null = null;
   private readonly handlers = new Map<string, Set<(m: string) => void>>();
+  private readonly cluster: boolean;
 
   private constructor(
-    private readonly client: ScriptedRedis,
-    private readonly url: string,
-  ) {}
+    private readonly client: Client,
+    readonly target: RedisTarget,
+    private readonly waitReplicas: number,
+    private readonly waitTimeoutMs: number,
+  ) {
+    this.cluster = target.mode === 'cluster';
+  }
 
-  static async connect(url: string, opts: { commandTimeoutMs?: number } = {}): Promise<RedisCache> {
-    const client = new Redis(url, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      connectTimeout: 3000,
-      commandTimeout: opts.commandTimeoutMs ?? 1000,
-      retryStrategy: (times) => Math.min(times * 200, 2000),
-    });
+  static async connect(where: RedisTarget | string, opts: RedisCacheOptions = {}): Promise<RedisCache> {
+    const target: RedisTarget = typeof where === 'string' ? { mode: 'single', url: where } : where;
+    const client = createClient(target, opts.commandTimeoutMs ?? 1000);
     client.on('error', () => {
       /* reported through failing commands; reconnects by itself */
     });
-    // Scripts run by SHA (EVALSHA), loaded once per connection.
+    // Scripts run by SHA (EVALSHA), loaded once per connection; each touches one slot.
     client.defineCommand('getVersioned', { numberOfKeys: 1, lua: GET_VERSIONED_SCRIPT });
     client.defineCommand('bumpVersion', { numberOfKeys: 1, lua: BUMP_SCRIPT });
     client.defineCommand('hitCounter', { numberOfKeys: 1, lua: HIT_SCRIPT });
     client.defineCommand('peekCounter', { numberOfKeys: 1, lua: PEEK_SCRIPT });
     client.defineCommand('setUnless', { numberOfKeys: 1, lua: SET_UNLESS_SCRIPT });
-    await client.connect();
-    return new RedisCache(client as ScriptedRedis, url);
+    try {
+      await client.connect();
+    } catch (err) {
+      client.disconnect();
+      throw err;
+    }
+    return new RedisCache(client as Client, target, opts.waitReplicas ?? 0, opts.waitTimeoutMs ?? 500);
   }
 
   async get(key: string): Promise<string | null> {
@@ -75,6 +164,21 @@ export class RedisCache implements Cache {
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {
     await this.client.set(key, value, 'PX', Math.max(1, Math.ceil(ttlMs)));
+  }
+
+  async setReplicated(key: string, value: string, ttlMs: number): Promise<void> {
+    if (this.waitReplicas === 0) return this.set(key, value, ttlMs);
+    // One pipeline on the key's master: the write, then WAIT for its replicas. Asynchronous
+    // replication could otherwise lose the write to a failover that promotes a replica.
+    const res = await this.client
+      .pipeline()
+      .set(key, value, 'PX', Math.max(1, Math.ceil(ttlMs)))
+      .wait(this.waitReplicas, this.waitTimeoutMs)
+      .exec();
+    const failed = res?.find(([err]) => err);
+    if (!res || failed) throw failed?.[0] ?? new Error('redis pipeline aborted');
+    const acked = Number(res[1]?.[1]);
+    if (acked < this.waitReplicas) throw new Error(`write acknowledged by ${acked} of ${this.waitReplicas} replicas`);
   }
 
   async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
@@ -86,7 +190,20 @@ export class RedisCache implements Cache {
   }
 
   async del(...keys: string[]): Promise<void> {
-    if (keys.length > 0) await this.client.del(...keys);
+    if (keys.length === 0) return;
+    if (!this.cluster) {
+      await this.client.del(...keys);
+      return;
+    }
+    // A DEL of keys in several slots is a CROSSSLOT error: one DEL per slot.
+    const bySlot = new Map<number, string[]>();
+    for (const k of keys) {
+      const slot = keySlot(k);
+      const list = bySlot.get(slot);
+      if (list) list.push(k);
+      else bySlot.set(slot, [k]);
+    }
+    await Promise.all([...bySlot.values()].map((group) => this.client.del(...group)));
   }
 
   async setUnless(key: string, value: string, ttlMs: number, unless: string): Promise<void> {
@@ -107,6 +224,8 @@ export class RedisCache implements Cache {
   }
 
   async getVersioned(versionKey: string, dataPrefix: string): Promise<{ version: string; value: string | null }> {
+    // The script reads `dataPrefix .. version`, a key it cannot declare: it must share the slot.
+    if (this.cluster) assertOneSlot(versionKey, `${dataPrefix}0`);
     const [version, value] = await this.client.getVersioned(versionKey, dataPrefix);
     return { version, value };
   }
@@ -121,12 +240,19 @@ export class RedisCache implements Cache {
 
   async subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>> {
     if (!this.subscriber) {
-      this.subscriber = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: null });
-      this.subscriber.on('error', () => {});
-      this.subscriber.on('message', (ch: string, msg: string) => {
+      // Its own connection (a subscribed connection takes no other command). On a cluster,
+      // PUBLISH reaches every node, so one subscribed node hears all; ioredis moves the
+      // subscription to another node (and resubscribes) when that node fails.
+      const sub =
+        this.client instanceof Cluster
+          ? this.client.duplicate([], { lazyConnect: true, enableOfflineQueue: true })
+          : this.client.duplicate({ lazyConnect: true, enableOfflineQueue: true, maxRetriesPerRequest: null });
+      sub.on('error', () => {});
+      sub.on('message', (ch: string, msg: string) => {
         for (const h of this.handlers.get(ch) ?? []) h(msg);
       });
-      await this.subscriber.connect();
+      this.subscriber = sub;
+      await sub.connect();
     }
     let set = this.handlers.get(channel);
     if (!set) {

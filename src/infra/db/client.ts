@@ -16,6 +16,11 @@ export interface Database {
 
 export interface DatabaseOptions {
   databaseUrl: string | null;
+  /**
+   * Where migrations run when databaseUrl is a transaction pooler (PgBouncer): the migration
+   * runner holds a session-level advisory lock, which a pooler would hand to other clients.
+   */
+  directUrl?: string | null;
   dataDir: string;
   migrationsDir: string;
   logger: Logger;
@@ -28,12 +33,15 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const embedded = opts.databaseUrl ? null : await (await import('./embedded.js')).startEmbeddedPostgres(opts.dataDir);
   const url = opts.databaseUrl ?? embedded!.url;
   try {
-    const applied = await applyMigrations(url, opts.migrationsDir);
+    const applied = await applyMigrations(opts.directUrl ?? url, opts.migrationsDir);
     if (applied.length > 0) opts.logger.info({ migrations: applied }, 'applied database migrations');
   } catch (err) {
     await embedded?.close();
     throw err;
   }
+  // Pooler-safe: nothing here keeps session state between transactions (no SET, no session
+  // advisory lock, no LISTEN), and node-postgres sends unnamed statements (PrismaPg is given no
+  // statementNameGenerator), which PgBouncer's transaction mode carries even before 1.21.
   const adapter = new PrismaPg({
     connectionString: url,
     // PGlite is one session: statements of several client connections interleave on it (a
