@@ -2,7 +2,8 @@
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
-import { DateTimeResolver, EmailAddressResolver } from 'graphql-scalars';
+import RelayPlugin from '@pothos/plugin-relay';
+import { DateTimeResolver, EmailAddressResolver, JSONObjectResolver } from 'graphql-scalars';
 import type PrismaTypes from '../../generated/pothos-prisma-types.js';
 import { getDatamodel } from '../../generated/pothos-prisma-types.js';
 import { unauthenticated } from '../../domain/errors.js';
@@ -15,10 +16,13 @@ export const builder = new SchemaBuilder<{
   Scalars: {
     DateTime: { Input: Date; Output: Date };
     EmailAddress: { Input: string; Output: string };
+    JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> };
   };
   DefaultFieldNullability: false;
 }>({
-  plugins: [ScopeAuthPlugin, PrismaPlugin],
+  plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin],
+  // Connections only (the security activity): no global `node`/`nodes` lookups to secure.
+  relay: { nodeQueryOptions: false, nodesQueryOptions: false, clientMutationId: 'omit', cursorType: 'String' },
   defaultFieldNullability: false,
   prisma: {
     client: (ctx) => ctx.deps.db,
@@ -34,6 +38,7 @@ export const builder = new SchemaBuilder<{
 
 builder.addScalarType('DateTime', DateTimeResolver);
 builder.addScalarType('EmailAddress', EmailAddressResolver);
+builder.addScalarType('JSONObject', JSONObjectResolver);
 
 builder.queryType({});
 builder.mutationType({});

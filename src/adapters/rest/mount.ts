@@ -14,16 +14,16 @@ import type { RestRoute } from './route.js';
 /** What a variable accepts, read from its definition in the document. */
 interface VariableRule {
   required: boolean;
-  type: 'string' | 'boolean' | 'id' | 'int';
+  type: 'string' | 'boolean' | 'id' | 'int' | 'object';
 }
 
-const SCALAR_RULES: Record<string, VariableRule['type']> = { String: 'string', Boolean: 'boolean', ID: 'id', Int: 'int' };
+const SCALAR_RULES: Record<string, VariableRule['type']> = { String: 'string', Boolean: 'boolean', ID: 'id', Int: 'int', JSONObject: 'object' };
 
 function ruleOf(type: TypeNode, route: RestRoute): VariableRule {
   const required = type.kind === Kind.NON_NULL_TYPE;
   const named = type.kind === Kind.NON_NULL_TYPE ? type.type : type;
   const scalar = named.kind === Kind.NAMED_TYPE ? SCALAR_RULES[named.name.value] : undefined;
-  if (!scalar) throw new Error(`REST ${route.method} ${route.url}: variables must be String, Boolean, ID or Int`);
+  if (!scalar) throw new Error(`REST ${route.method} ${route.url}: variables must be String, Boolean, ID, Int or JSONObject`);
   return { required, type: scalar };
 }
 
@@ -48,10 +48,12 @@ function accepts(type: VariableRule['type'], value: unknown): boolean {
       return typeof value === 'string' || Number.isInteger(value);
     case 'int':
       return Number.isInteger(value);
+    case 'object':
+      return isPlainObject(value);
   }
 }
 
-const MUST_BE: Record<VariableRule['type'], string> = { string: 'a string', boolean: 'a boolean', id: 'a string', int: 'an integer' };
+const MUST_BE: Record<VariableRule['type'], string> = { string: 'a string', boolean: 'a boolean', id: 'a string', int: 'an integer', object: 'a JSON object' };
 
 function variablesOf(route: RestRoute, rules: Map<string, VariableRule>, req: FastifyRequest): Record<string, unknown> {
   const variables: Record<string, unknown> = {};
@@ -77,6 +79,15 @@ function variablesOf(route: RestRoute, rules: Map<string, VariableRule>, req: Fa
     if (params[param]?.includes('\u0000')) throw notFound();
     fieldOf.set(variable, param);
     variables[variable] = params[param];
+  }
+  const query = (req.query ?? {}) as Record<string, string | string[] | undefined>;
+  for (const [name, variable] of Object.entries(route.query ?? {})) {
+    const raw = query[name];
+    if (raw === undefined || raw === '') continue;
+    fieldOf.set(variable, name);
+    if (Array.isArray(raw)) throw badRequest(`"${name}" must be given once.`);
+    // Query strings are text: an Int variable takes plain decimal digits, anything else is refused.
+    variables[variable] = rules.get(variable)?.type === 'int' ? (/^[0-9]{1,9}$/.test(raw) ? Number(raw) : raw) : raw;
   }
   for (const [variable, rule] of rules) {
     const value = variables[variable];

@@ -15,6 +15,8 @@ export interface RestRouteSpec<Result, Variables> {
   bodyFallback?: Record<string, string>;
   /** Path parameter → GraphQL variable. */
   params?: Record<string, keyof Variables & string>;
+  /** Query-string parameter → GraphQL variable (an Int variable takes decimal digits). */
+  query?: Record<string, keyof Variables & string>;
   /** Success status; 204 sends no body. */
   status: number;
   /** Shapes the operation's data (typed from the document) into the response body. */

@@ -1,8 +1,10 @@
 // Every REST route, by domain.
 import type { RestRoute } from './route.js';
 import { accountRoutes } from './routes/accounts.js';
+import { activityRoutes } from './routes/activity.js';
+import { passkeyRoutes } from './routes/passkeys.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { ssoRoutes } from './routes/sso.js';
 import { tunnelRoutes } from './routes/tunnels.js';
 
-export const restRoutes: RestRoute[] = [...accountRoutes, ...sessionRoutes, ...ssoRoutes, ...tunnelRoutes];
+export const restRoutes: RestRoute[] = [...accountRoutes, ...activityRoutes, ...passkeyRoutes, ...sessionRoutes, ...ssoRoutes, ...tunnelRoutes];

@@ -2,7 +2,8 @@
 // address to confirm. The old address stays in effect until the link is used.
 import { badRequest, conflict, invalidConfirmationLink } from '../errors.js';
 import { violates } from '../../infra/db/errors.js';
-import { confirmEmailChange as confirmMessage } from '../../infra/mail/templates.js';
+import { confirmEmailChange as confirmMessage, emailChanged } from '../../infra/mail/templates.js';
+import { recordSecurityEvent } from '../activity/security-events.js';
 import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail, parseEmail } from './email-address.js';
 import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
@@ -33,11 +34,22 @@ export async function requestEmailChange(
     });
     const { token, expiresAt } = await issueEmailToken(tx, deps.clock(), { accountId, kind: 'change-email', newEmail });
     await deps.outbox.enqueue(tx, newEmail, confirmMessage(deps.mailContext, token, newEmail), accountId, expiresAt);
+    await recordSecurityEvent(tx, {
+      accountId,
+      type: 'email_change_requested',
+      client,
+      at: deps.clock(),
+      detail: { new_email: newEmail },
+    });
   });
   deps.mailNotify();
 }
 
-export async function confirmEmailChange(deps: DomainDeps, token: unknown): Promise<{ email: string }> {
+export async function confirmEmailChange(
+  deps: DomainDeps,
+  token: unknown,
+  client: ClientInfo | null,
+): Promise<{ email: string }> {
   const row = await findEmailToken(deps.db, token, 'change-email');
   const now = deps.clock();
   if (!row || row.usedAt || row.expiresAt <= now || !row.newEmail) {
@@ -49,12 +61,17 @@ export async function confirmEmailChange(deps: DomainDeps, token: unknown): Prom
       if (!(await markEmailTokenUsed(tx, row.id, now))) throw invalidConfirmationLink();
       const taken = await tx.account.findUnique({ where: { emailNormalized: normalizeEmail(newEmail) }, select: { id: true } });
       if (taken && taken.id !== row.accountId) throw inUse();
+      const old = await tx.account.findUniqueOrThrow({ where: { id: row.accountId }, select: { email: true } });
       // Following the link proves the new address, so it counts as verified.
       await tx.account.update({
         where: { id: row.accountId },
         data: { email: newEmail, emailNormalized: normalizeEmail(newEmail), emailVerified: true },
       });
+      await recordSecurityEvent(tx, { accountId: row.accountId, type: 'email_changed', client, at: now, detail: { new_email: newEmail } });
+      // The old address hears of it: it is the one a thief would want silenced.
+      await deps.outbox.enqueue(tx, old.email, emailChanged(deps.mailContext, { at: now, newEmail }), row.accountId);
     });
+    deps.mailNotify();
   } catch (err) {
     if (violates(err, 'email_normalized', 'emailNormalized')) throw inUse();
     throw err;

@@ -4,6 +4,8 @@ import { assertPasswordLength, hashPassword } from './password.js';
 import { confirmPassword } from './password-confirmation.js';
 import { voidPendingEmailChanges } from './address-proof.js';
 import { revokeAccountSessions } from '../sessions/session.js';
+import { recordSecurityEvent } from '../activity/security-events.js';
+import { passwordChanged } from '../../infra/mail/templates.js';
 
 export async function changePassword(
   deps: DomainDeps,
@@ -12,12 +14,16 @@ export async function changePassword(
   client: ClientInfo,
 ): Promise<void> {
   assertPasswordLength(input.newPassword, 'new_password');
-  await confirmPassword(deps, viewer.accountId, input.currentPassword, client);
+  const account = await confirmPassword(deps, viewer.accountId, input.currentPassword, client);
   const passwordHash = await hashPassword(input.newPassword);
+  const now = deps.clock();
   await deps.db.$transaction(async (tx) => {
     await tx.account.update({ where: { id: viewer.accountId }, data: { passwordHash } });
     // A pending email change was started with the old password: it needs the new one again.
-    await voidPendingEmailChanges(tx, viewer.accountId, deps.clock());
+    await voidPendingEmailChanges(tx, viewer.accountId, now);
+    await recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'password_changed', client, at: now });
+    await deps.outbox.enqueue(tx, account.email, passwordChanged(deps.mailContext, { at: now, how: 'changed' }), viewer.accountId);
   });
+  deps.mailNotify();
   await revokeAccountSessions(deps, viewer.accountId, viewer.sessionId);
 }

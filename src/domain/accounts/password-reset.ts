@@ -2,9 +2,10 @@
 // addresses get a 1-hour link, at most 5 per 15 minutes. Resetting sets the password, proves
 // the address, and signs out every session. It is also how an SSO-only account gets a password.
 import { badRequest } from '../errors.js';
-import { resetPassword as resetMessage } from '../../infra/mail/templates.js';
+import { passwordChanged, resetPassword as resetMessage } from '../../infra/mail/templates.js';
+import { recordSecurityEvent } from '../activity/security-events.js';
 import { revokeAccountSessions } from '../sessions/session.js';
-import type { DomainDeps } from '../context.js';
+import type { ClientInfo, DomainDeps } from '../context.js';
 import { hasNul, normalizeEmail } from './email-address.js';
 import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
 import { assertPasswordLength, hashPassword } from './password.js';
@@ -37,7 +38,11 @@ async function sendResetLink(deps: DomainDeps, email: string): Promise<void> {
   deps.mailNotify();
 }
 
-export async function resetPassword(deps: DomainDeps, input: { token: unknown; newPassword: string }): Promise<void> {
+export async function resetPassword(
+  deps: DomainDeps,
+  input: { token: unknown; newPassword: string },
+  client: ClientInfo | null,
+): Promise<void> {
   assertPasswordLength(input.newPassword, 'new_password');
   const row = await findEmailToken(deps.db, input.token, 'reset-password');
   const now = deps.clock();
@@ -51,9 +56,16 @@ export async function resetPassword(deps: DomainDeps, input: { token: unknown; n
       where: { accountId: row.accountId, kind: 'reset-password', usedAt: null },
       data: { usedAt: now },
     });
-    await tx.account.update({ where: { id: row.accountId }, data: { passwordHash, emailVerified: true } });
+    const account = await tx.account.update({
+      where: { id: row.accountId },
+      data: { passwordHash, emailVerified: true },
+      select: { email: true },
+    });
     await cleanAfterAddressProof(tx, row.accountId, now);
+    await recordSecurityEvent(tx, { accountId: row.accountId, type: 'password_reset', client, at: now });
+    await deps.outbox.enqueue(tx, account.email, passwordChanged(deps.mailContext, { at: now, how: 'reset' }), row.accountId);
   });
+  deps.mailNotify();
   await invalidateAccountView(deps.cache, row.accountId);
   await revokeAccountSessions(deps, row.accountId);
 }

@@ -1,12 +1,18 @@
 // PATCH /api/account/slug. Every slug rule is enforced here; a taken slug is 409.
 import { conflict, unauthenticated } from '../errors.js';
 import { violates } from '../../infra/db/errors.js';
-import type { DomainDeps } from '../context.js';
+import type { ClientInfo, DomainDeps } from '../context.js';
+import { recordSecurityEvent } from '../activity/security-events.js';
 import { assertValidSlug } from './slug.js';
 import { invalidateAccountView } from './account-view.js';
 import { assertNameFree, releaseNames } from '../tunnels/released-names.js';
 
-export async function renameSlug(deps: DomainDeps, accountId: string, slug: unknown): Promise<{ slug: string }> {
+export async function renameSlug(
+  deps: DomainDeps,
+  accountId: string,
+  slug: unknown,
+  client: ClientInfo | null,
+): Promise<{ slug: string }> {
   assertValidSlug(slug);
   const current = await deps.db.account.findUnique({ where: { id: accountId }, select: { slug: true } });
   if (!current) throw unauthenticated();
@@ -18,6 +24,7 @@ export async function renameSlug(deps: DomainDeps, accountId: string, slug: unkn
       await tx.account.update({ where: { id: accountId }, data: { slug } });
       // Every `<sub>--<old slug>` host is held for this account for 30 days.
       await releaseNames(tx, 'slug', [current.slug], accountId, now);
+      await recordSecurityEvent(tx, { accountId, type: 'slug_changed', client, at: now, detail: { from: current.slug, to: slug } });
     });
   } catch (err) {
     if (violates(err, 'slug')) throw conflict('That slug is already taken.');

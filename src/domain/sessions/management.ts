@@ -1,11 +1,13 @@
-// Listing and ending sessions: revoke another one, log out this one, log out everywhere.
-import type { DomainDeps, Viewer } from '../context.js';
+// Listing and ending sessions: revoke another one, log out this one, log out everywhere. A
+// revocation the user asks for is recorded in the security activity with the delete.
+import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { badRequest, noSuchSession } from '../errors.js';
+import { recordSecurityEvent } from '../activity/security-events.js';
 import { revokeAccountSessions, revokeSessions } from './session.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export async function revokeOtherSession(deps: DomainDeps, viewer: Viewer, sessionId: string): Promise<void> {
+export async function revokeOtherSession(deps: DomainDeps, viewer: Viewer, sessionId: string, client: ClientInfo): Promise<void> {
   if (sessionId === viewer.sessionId) {
     throw badRequest('This is the current session; use POST /auth/logout to end it.');
   }
@@ -16,13 +18,23 @@ export async function revokeOtherSession(deps: DomainDeps, viewer: Viewer, sessi
     select: { id: true, tokenHash: true },
   });
   if (!row) throw noSuchSession();
-  await revokeSessions(deps, [row]);
+  await revokeSessions(deps, [row], (tx) =>
+    recordSecurityEvent(tx, {
+      accountId: viewer.accountId,
+      type: 'session_revoked',
+      client,
+      at: deps.clock(),
+      detail: { session_id: row.id },
+    }),
+  );
 }
 
 export async function logout(deps: DomainDeps, viewer: Viewer): Promise<void> {
   await revokeSessions(deps, [{ id: viewer.sessionId, tokenHash: viewer.tokenHash }]);
 }
 
-export async function logoutAll(deps: DomainDeps, viewer: Viewer): Promise<void> {
-  await revokeAccountSessions(deps, viewer.accountId);
+export async function logoutAll(deps: DomainDeps, viewer: Viewer, client: ClientInfo): Promise<void> {
+  await revokeAccountSessions(deps, viewer.accountId, undefined, (tx) =>
+    recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'sessions_revoked_all', client, at: deps.clock() }),
+  );
 }

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { orFallback, type Cache } from '../../infra/cache/cache.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
 import type { Db } from '../../infra/db/client.js';
+import type { Tx } from '../../infra/mail/outbox.js';
 import { revocationEpoch } from './revocation-epoch.js';
 
 export const SESSION_LIFETIME_MS = 30 * 24 * 3600 * 1000;
@@ -133,13 +134,25 @@ async function touch(deps: SessionDeps, session: ValidSession, now: number): Pro
   await orFallback(deps.cache.setUnless(cacheKey(session.tokenHash), JSON.stringify(session), ttlFor(session, now), REVOKED), undefined);
 }
 
-/** Deletes the rows and tombstones their cache entries. */
+/**
+ * Deletes the rows and tombstones their cache entries. `alongside` commits with the delete (the
+ * security activity records a revocation in the same transaction).
+ */
 export async function revokeSessions(
   deps: Pick<SessionDeps, 'db' | 'cache'>,
   sessions: { id: string; tokenHash: string }[],
+  alongside?: (tx: Tx) => Promise<void>,
 ): Promise<void> {
-  if (sessions.length === 0) return;
-  await deps.db.session.deleteMany({ where: { id: { in: sessions.map((s) => s.id) } } });
+  if (sessions.length === 0 && !alongside) return;
+  const where = { where: { id: { in: sessions.map((s) => s.id) } } };
+  if (alongside) {
+    await deps.db.$transaction(async (tx) => {
+      await tx.session.deleteMany(where);
+      await alongside(tx);
+    });
+  } else {
+    await deps.db.session.deleteMany(where);
+  }
   await tombstone(deps, sessions.map((s) => s.tokenHash));
 }
 
@@ -161,10 +174,11 @@ export async function revokeAccountSessions(
   deps: Pick<SessionDeps, 'db' | 'cache'>,
   accountId: string,
   keepSessionId?: string,
+  alongside?: (tx: Tx) => Promise<void>,
 ): Promise<void> {
   const rows = await deps.db.session.findMany({
     where: { accountId, ...(keepSessionId ? { id: { not: keepSessionId } } : {}) },
     select: { id: true, tokenHash: true },
   });
-  await revokeSessions(deps, rows);
+  await revokeSessions(deps, rows, alongside);
 }

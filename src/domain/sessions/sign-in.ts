@@ -5,6 +5,7 @@ import { maskIp, networkOf } from './network.js';
 import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../infra/mail/outbox.js';
 import { loginAlert, type RenderedEmail } from '../../infra/mail/templates.js';
+import { USER_AGENT_MAX } from '../activity/security-events.js';
 import { MAX_SESSIONS, newSession, tombstone, type NewSession } from './session.js';
 
 /** How a sign-in was made: the first step's method and whether a second step was passed. */
@@ -34,7 +35,8 @@ export async function rememberNetwork(tx: Tx, accountId: string, ip: string, now
 
 /**
  * Everything a sign-in writes, as one statement (data-modifying CTEs run atomically): the session,
- * the last-login record, the network (new or not), and the alert email when the network is new.
+ * the last-login record, the network (new or not), the alert email when the network is new, and
+ * the security event.
  * One round trip instead of an interactive transaction's six: sign-in is argon2-bound, and this
  * keeps the rest of it small.
  */
@@ -76,6 +78,12 @@ async function writeSignIn(
       INSERT INTO outbox_emails (id, account_id, kind, to_address, subject, text_body, html_body, next_attempt_at, created_at)
       SELECT ${alert.id}, ${accountId}, ${alert.email.kind}, ${alert.to}, ${alert.email.subject}, ${alert.email.text}, ${alert.email.html}, now(), now()
       FROM n
+    ), v AS (
+      -- The security activity (activity/security-events.ts) records the sign-in with it.
+      INSERT INTO security_events (account_id, type, at, ip, user_agent, detail)
+      SELECT a.id, 'sign_in', ${now}, ${ip}, ${session.userAgent.slice(0, USER_AGENT_MAX)},
+        jsonb_build_object('method', ${how.method}::text, 'second_step', ${how.secondStep}::boolean)
+      FROM a
     )
     SELECT EXISTS (SELECT 1 FROM n) AS new_network, ARRAY(SELECT token_hash FROM e) AS evicted`;
   return { newNetwork: result[0]?.new_network === true, evicted: result[0]?.evicted ?? [] };

@@ -2,7 +2,10 @@
 // HTML bodies; links point at APP_URL with the credential in the `token` query parameter.
 import { escapeHtml } from '../html/escape.js';
 
-export type EmailKind = 'verify-email' | 'welcome' | 'login-alert' | 'confirm-email-change' | 'reset-password';
+export type EmailKind = 'verify-email' | 'welcome' | 'login-alert' | 'confirm-email-change' | 'reset-password'
+  | 'password-changed'
+  | 'email-changed'
+  | 'provider-linked';
 
 export interface RenderedEmail {
   kind: EmailKind;
@@ -79,4 +82,30 @@ export function resetPassword(ctx: MailContext, token: string): RenderedEmail {
     ],
     { url: emailLink(ctx, '/reset-password', token), label: 'Reset password' },
   );
+}
+
+// Notices (API.md section 10): a sensitive change told to the address that owns the account.
+// None carries a credential or a link that acts; each says what to do if it was not you.
+const NOT_YOU = 'If this was not you, reset your password at once and sign out every session from the dashboard.';
+
+export function passwordChanged(ctx: MailContext, info: { at: Date; how: 'changed' | 'reset' }): RenderedEmail {
+  return render('password-changed', `Your ${ctx.serviceName} password was ${info.how}`, [
+    `The password of your ${ctx.serviceName} account was ${info.how} at ${info.at.toISOString()}. Every other session was signed out.`,
+    NOT_YOU,
+  ]);
+}
+
+export function emailChanged(ctx: MailContext, info: { at: Date; newEmail: string }): RenderedEmail {
+  return render('email-changed', `The email of your ${ctx.serviceName} account was changed`, [
+    `At ${info.at.toISOString()} the email address of your ${ctx.serviceName} account was changed to ${info.newEmail}. This address no longer receives its emails.`,
+    'If this was not you, contact support from this address at once: your account may have been taken over.',
+  ]);
+}
+
+export function providerLinked(ctx: MailContext, info: { at: Date; provider: string; providerEmail: string }): RenderedEmail {
+  const name = info.provider === 'github' ? 'GitHub' : info.provider === 'google' ? 'Google' : info.provider;
+  return render('provider-linked', `${name} sign-in was added to your ${ctx.serviceName} account`, [
+    `At ${info.at.toISOString()} the ${name} account ${info.providerEmail} was linked to your ${ctx.serviceName} account and can now sign in to it.`,
+    NOT_YOU,
+  ]);
 }

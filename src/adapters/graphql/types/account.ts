@@ -94,7 +94,7 @@ builder.mutationFields((t) => ({
   confirmEmailChange: t.field({
     type: EmailChangePayload,
     args: { token: t.arg.string({ required: true }) },
-    resolve: (_root, args, ctx) => confirmEmailChange(ctx.deps, args.token),
+    resolve: (_root, args, ctx) => confirmEmailChange(ctx.deps, args.token, ctx.client),
   }),
   changePassword: t.boolean({
     authScopes: { signedIn: true },
@@ -114,7 +114,7 @@ builder.mutationFields((t) => ({
   resetPassword: t.boolean({
     args: { token: t.arg.string({ required: true }), newPassword: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      await resetPassword(ctx.deps, args);
+      await resetPassword(ctx.deps, args, ctx.client);
       return true;
     },
   }),
@@ -123,7 +123,7 @@ builder.mutationFields((t) => ({
     authScopes: { signedIn: true },
     args: { slug: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      await renameSlug(ctx.deps, ctx.viewer!.accountId, args.slug);
+      await renameSlug(ctx.deps, ctx.viewer!.accountId, args.slug, ctx.client);
       return viewOf(ctx, ctx.viewer!.accountId);
     },
   }),

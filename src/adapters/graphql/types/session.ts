@@ -60,7 +60,7 @@ builder.mutationFields((t) => ({
     authScopes: { signedIn: true },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      await revokeOtherSession(ctx.deps, ctx.viewer!, String(args.id));
+      await revokeOtherSession(ctx.deps, ctx.viewer!, String(args.id), ctx.client);
       return true;
     },
   }),
@@ -75,7 +75,7 @@ builder.mutationFields((t) => ({
   logoutAll: t.boolean({
     authScopes: { signedIn: true },
     resolve: async (_root, _args, ctx) => {
-      await logoutAll(ctx.deps, ctx.viewer!);
+      await logoutAll(ctx.deps, ctx.viewer!, ctx.client);
       ctx.clearSessionCookie();
       return true;
     },
