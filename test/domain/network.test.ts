@@ -2,7 +2,7 @@
 // alert compares, and the address shown in the sessions list and on the account.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { maskIp, networkOf } from '../../../src/domain/sessions/network.js';
+import { maskIp, networkOf } from '../../src/domain/network.js';
 
 test('an IPv4 address belongs to its /24 and is shown with the last octet hidden', () => {
   assert.equal(networkOf('203.0.113.77'), '203.0.113.0/24');

@@ -163,7 +163,7 @@ export async function revokeSessions(
 export async function tombstone(deps: Pick<SessionDeps, 'db' | 'cache'>, tokenHashes: string[]): Promise<void> {
   if (tokenHashes.length === 0) return;
   const written = await Promise.all(
-    tokenHashes.map((h) => deps.cache.set(cacheKey(h), REVOKED, CACHE_TTL_MS).then(() => true, () => false)),
+    tokenHashes.map((h) => deps.cache.setReplicated(cacheKey(h), REVOKED, CACHE_TTL_MS).then(() => true, () => false)),
   );
   if (written.every(Boolean) || deps.cache.kind === 'memory') return;
   await revocationEpoch(deps.db).bump();
