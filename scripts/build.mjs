@@ -10,14 +10,31 @@ const walk = (dir) =>
     d.isDirectory() ? walk(join(dir, d.name)) : d.name.endsWith('.ts') && !d.name.endsWith('.d.ts') ? [join(dir, d.name)] : [],
   );
 
+// Browser code (the pages' scripts) is bundled below, not transpiled for node.
+const BROWSER_ASSETS = join('src', 'adapters', 'pages', 'assets');
+
 rmSync('dist', { recursive: true, force: true });
 await build({
-  entryPoints: walk('src'),
+  entryPoints: walk('src').filter((f) => !f.startsWith(BROWSER_ASSETS)),
   outdir: 'dist',
   outbase: 'src',
   platform: 'node',
   format: 'esm',
   target: 'node20',
   sourcemap: 'linked',
+  logLevel: 'warning',
+});
+
+// The /passkeys page's script with @simplewebauthn/browser, one file served by the server
+// (src/adapters/pages/passkeys-page.ts reads it, with the same options as PASSKEYS_BUNDLE there).
+await build({
+  entryPoints: [join(BROWSER_ASSETS, 'passkeys.ts')],
+  outfile: join('dist', 'adapters', 'pages', 'assets', 'passkeys.js'),
+  bundle: true,
+  format: 'iife',
+  platform: 'browser',
+  target: 'es2020',
+  minify: true,
+  legalComments: 'none',
   logLevel: 'warning',
 });

@@ -21,6 +21,7 @@ import { clearSessionCookie, clientInfo, registerSessionAuth, setSessionCookie }
 import { trustProxyOption } from './adapters/http/client-ip.js';
 import { createZoneHandler } from './adapters/http/zone-host.js';
 import { registerLinkPages } from './adapters/pages/link-pages.js';
+import { registerPasskeysPage } from './adapters/pages/passkeys-page.js';
 import { mountRest } from './adapters/rest/mount.js';
 import { restRoutes } from './adapters/rest/table.js';
 import type { Deps } from './deps.js';
@@ -80,6 +81,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   registerGraphQLRoute(fastify, yoga);
   mountRest(fastify, schema, restRoutes, contextOf);
   registerLinkPages(fastify, { serviceName: config.serviceName, describePendingLink: (token) => describePendingLink(deps, token) });
+  registerPasskeysPage(fastify, { serviceName: config.serviceName });
   registerOAuthRoutes(fastify, deps);
   registerInternalTunnelRoutes(fastify, deps, config.internalApiToken);
   registerHealthRoutes(fastify, deps);

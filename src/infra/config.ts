@@ -108,6 +108,19 @@ const EnvSchema = z.object({
     })
     .optional(),
   GRAPHQL_INTROSPECTION: bool('GRAPHQL_INTROSPECTION').optional(),
+  PWNED_PASSWORDS_URL: z
+    .string()
+    .default('https://api.pwnedpasswords.com/range/')
+    .refine((v) => v === 'off' || (URL.canParse(v) && HTTP.includes(new URL(v).protocol)), {
+      message: 'PWNED_PASSWORDS_URL must be an http(s) URL (the 5 hash characters are appended) or off',
+    }),
+  WEBAUTHN_RP_ID: z
+    .string()
+    .refine((v) => /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i.test(v), {
+      message: 'WEBAUTHN_RP_ID must be a host name such as example.com (no scheme, no port)',
+    })
+    .optional(),
+  WEBAUTHN_ORIGINS: z.string().optional(),
   SIGNUP_RATE_LIMIT: z
     .string()
     .default('20')
@@ -171,6 +184,10 @@ export interface Config {
   /** 32 bytes; null: the embedded default (a key generated into DATA_DIR, see deps.ts). */
   encryptionKey: Buffer | null;
   graphqlIntrospection: boolean;
+  /** The breached-password range API (5 hex characters appended); null: the check is off. */
+  pwnedPasswordsUrl: string | null;
+  /** Passkeys: the relying party id (a host name) and the page origins a ceremony may come from. */
+  webauthn: { rpId: string; origins: string[] };
   /** Sign-ups per client network (IPv4 /24, IPv6 /48) per hour. */
   signupRateLimit: number;
   otlpEndpoint: string | null;
@@ -181,6 +198,32 @@ export class ConfigError extends Error {}
 
 function stripSlash(u: string): string {
   return u.replace(/\/+$/, '');
+}
+
+/**
+ * WEBAUTHN_RP_ID defaults to the host name of APP_URL, WEBAUTHN_ORIGINS to its origin. Browsers
+ * accept an RP id only when it is the page's host or a parent domain of it, so an origin outside
+ * the RP id would make every ceremony fail: refused at start-up instead.
+ */
+function webauthnOf(rpIdRaw: string | undefined, originsRaw: string | undefined, appUrl: string): Config['webauthn'] {
+  const rpId = (rpIdRaw ?? new URL(appUrl).hostname).toLowerCase().replace(/^\[|\]$/g, '');
+  const origins = (originsRaw ?? new URL(appUrl).origin)
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  if (origins.length === 0) throw new ConfigError('WEBAUTHN_ORIGINS must list at least one origin');
+  const parsed = origins.map((o) => {
+    const u = URL.canParse(o) ? new URL(o) : null;
+    if (!u || !HTTP.includes(u.protocol) || u.origin !== o.replace(/\/$/, '')) {
+      throw new ConfigError(`WEBAUTHN_ORIGINS: ${o} is not an origin such as https://app.example.com`);
+    }
+    return u;
+  });
+  const outside = parsed.find((u) => u.hostname !== rpId && !u.hostname.endsWith(`.${rpId}`));
+  if (outside) {
+    throw new ConfigError(`WEBAUTHN_RP_ID ${rpId} must be the host of ${outside.origin} or a parent domain of it (set WEBAUTHN_RP_ID or WEBAUTHN_ORIGINS)`);
+  }
+  return { rpId, origins: parsed.map((u) => u.origin) };
 }
 
 /** Parses the environment; throws ConfigError with one line naming the first bad variable. */
@@ -232,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.DATABASE_DIRECT_URL && !e.DATABASE_URL) {
     throw new ConfigError('DATABASE_DIRECT_URL needs DATABASE_URL (the pooled URL the server uses)');
   }
+  const webauthn = webauthnOf(e.WEBAUTHN_RP_ID, e.WEBAUTHN_ORIGINS, appUrl);
   const google = pair(e.GOOGLE_CLIENT_ID, e.GOOGLE_CLIENT_SECRET, 'GOOGLE');
   const github = pair(e.GITHUB_CLIENT_ID, e.GITHUB_CLIENT_SECRET, 'GITHUB');
   return {
@@ -275,6 +319,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: e.METRICS_PORT ?? null,
     encryptionKey: e.ENCRYPTION_KEY ? Buffer.from(e.ENCRYPTION_KEY, 'base64') : null,
     graphqlIntrospection: e.GRAPHQL_INTROSPECTION ?? !production,
+    pwnedPasswordsUrl: e.PWNED_PASSWORDS_URL === 'off' ? null : e.PWNED_PASSWORDS_URL,
+    webauthn,
     signupRateLimit: e.SIGNUP_RATE_LIMIT,
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
     logLevel: e.LOG_LEVEL,

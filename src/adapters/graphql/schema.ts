@@ -5,6 +5,7 @@ import './types/session.js';
 import './types/sso.js';
 import './types/tunnel.js';
 import './types/status.js';
+import './types/passkeys.js';
 import './types/activity.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -3,9 +3,12 @@
 import { escapeHtml } from '../html/escape.js';
 
 export type EmailKind = 'verify-email' | 'welcome' | 'login-alert' | 'confirm-email-change' | 'reset-password'
+  | 'passkey-added'
   | 'password-changed'
   | 'email-changed'
-  | 'provider-linked';
+  | 'provider-linked'
+  | 'mfa-enabled'
+  | 'mfa-disabled';
 
 export interface RenderedEmail {
   kind: EmailKind;
@@ -106,6 +109,29 @@ export function providerLinked(ctx: MailContext, info: { at: Date; provider: str
   const name = info.provider === 'github' ? 'GitHub' : info.provider === 'google' ? 'Google' : info.provider;
   return render('provider-linked', `${name} sign-in was added to your ${ctx.serviceName} account`, [
     `At ${info.at.toISOString()} the ${name} account ${info.providerEmail} was linked to your ${ctx.serviceName} account and can now sign in to it.`,
+    NOT_YOU,
+  ]);
+}
+
+export function passkeyAdded(ctx: MailContext, info: { at: Date; name: string; ip: string; userAgent: string }): RenderedEmail {
+  return render('passkey-added', `A passkey was added to your ${ctx.serviceName} account`, [
+    `At ${info.at.toISOString()} the passkey "${info.name}" was added to your ${ctx.serviceName} account. It can now sign in without a password.`,
+    `Network: ${info.ip}\nBrowser: ${info.userAgent || 'unknown'}`,
+    'If this was not you, remove the passkey from the dashboard, reset your password and sign out every session.',
+  ]);
+}
+
+export function mfaEnabled(ctx: MailContext, info: { at: Date }): RenderedEmail {
+  return render('mfa-enabled', `Two-step sign-in was turned on for your ${ctx.serviceName} account`, [
+    `At ${info.at.toISOString()} two-step sign-in was turned on for your ${ctx.serviceName} account. Signing in now asks for a code from your authenticator app or a recovery code.`,
+    'Keep your recovery codes somewhere safe: each works once if you lose your authenticator.',
+    NOT_YOU,
+  ]);
+}
+
+export function mfaDisabled(ctx: MailContext, info: { at: Date }): RenderedEmail {
+  return render('mfa-disabled', `Two-step sign-in was turned off for your ${ctx.serviceName} account`, [
+    `At ${info.at.toISOString()} two-step sign-in was turned off for your ${ctx.serviceName} account. Signing in no longer asks for a code.`,
     NOT_YOU,
   ]);
 }

@@ -1,0 +1,42 @@
+// A signed-in account's passkeys: rename and remove (the list is Account.passkeys on the graph).
+// Another account's passkey answers exactly like an unknown one (404). Removing the last way to
+// sign in is refused (SPEC 5.7, API.md section 8), under the same account-row lock that unlinking
+// a provider takes, so the two cannot race each other into an account nobody can open.
+import { invalidateAccountView } from '../accounts/account-view.js';
+import type { DomainDeps } from '../context.js';
+import { badRequest, notFound } from '../errors.js';
+import { lockSignInMethods, methodCount } from '../sso/unlink.js';
+import { passkeyName } from './names.js';
+import { passkeySelect, type PasskeyRow } from './passkey-row.js';
+
+export const LAST_PASSKEY_MESSAGE =
+  'This passkey is your only way to sign in. Set a password (use "Forgot password") or link a login provider before removing it.';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const noSuchPasskey = () => notFound('No such passkey.');
+
+export function listPasskeys(deps: Pick<DomainDeps, 'db'>, accountId: string): Promise<PasskeyRow[]> {
+  return deps.db.passkey.findMany({ where: { accountId }, select: passkeySelect, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+}
+
+export async function renamePasskey(deps: Pick<DomainDeps, 'db'>, accountId: string, id: string, rawName: string): Promise<PasskeyRow> {
+  if (!UUID.test(id)) throw noSuchPasskey();
+  const name = passkeyName(rawName);
+  const { count } = await deps.db.passkey.updateMany({ where: { id, accountId }, data: { name } });
+  if (count === 0) throw noSuchPasskey();
+  const row = await deps.db.passkey.findFirst({ where: { id, accountId }, select: passkeySelect });
+  if (!row) throw noSuchPasskey();
+  return row;
+}
+
+export async function deletePasskey(deps: DomainDeps, accountId: string, id: string): Promise<void> {
+  if (!UUID.test(id)) throw noSuchPasskey();
+  await deps.db.$transaction(async (tx) => {
+    const methods = await lockSignInMethods(tx, accountId);
+    const passkey = methods ? await tx.passkey.findFirst({ where: { id, accountId }, select: { id: true } }) : null;
+    if (!methods || !passkey) throw noSuchPasskey();
+    if (methodCount(methods) <= 1) throw badRequest(LAST_PASSKEY_MESSAGE);
+    await tx.passkey.delete({ where: { id: passkey.id } });
+  });
+  await invalidateAccountView(deps.cache, accountId);
+}

@@ -1,0 +1,125 @@
+// Registering a passkey on a signed-in account (API.md section 8): options for the browser's
+// ceremony, then its verified result stored as a credential. The user handle is the account id
+// (never the email, which can change and would be readable from the authenticator); the account's
+// existing credentials are excluded so one authenticator is not registered twice; user
+// verification and a discoverable credential are required, so the passkey alone signs in.
+import {
+  generateRegistrationOptions,
+  verifyRegistrationResponse,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type VerifiedRegistrationResponse,
+} from '@simplewebauthn/server';
+import { passkeyAdded } from '../../infra/mail/templates.js';
+import { violates } from '../../infra/db/errors.js';
+import { invalidateAccountView } from '../accounts/account-view.js';
+import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
+import { badRequest, conflict, unauthenticated } from '../errors.js';
+import { maskIp } from '../sessions/network.js';
+import { putRegistrationChallenge, takeRegistrationChallenge } from './challenges.js';
+import { defaultPasskeyName, passkeyName } from './names.js';
+import { asRegistrationResponse, reasonOf } from './responses.js';
+import { CEREMONY_MS, MAX_PASSKEYS, SUPPORTED_ALGORITHMS, type RelyingParty } from './relying-party.js';
+import { passkeySelect, type PasskeyRow } from './passkey-row.js';
+
+const tooMany = () => conflict(`An account holds at most ${MAX_PASSKEYS} passkeys. Remove one first.`);
+
+export async function registrationOptions(deps: DomainDeps, rp: RelyingParty, viewer: Viewer): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const account = await deps.db.account.findUnique({
+    where: { id: viewer.accountId },
+    select: { email: true, passkeys: { select: { credentialId: true, transports: true } } },
+  });
+  if (!account) throw unauthenticated();
+  if (account.passkeys.length >= MAX_PASSKEYS) throw tooMany();
+  const options = await generateRegistrationOptions({
+    rpName: rp.name,
+    rpID: rp.id,
+    userID: new TextEncoder().encode(viewer.accountId),
+    userName: account.email,
+    userDisplayName: account.email,
+    timeout: CEREMONY_MS,
+    attestationType: 'none',
+    excludeCredentials: account.passkeys.map((p) => ({ id: p.credentialId, transports: p.transports })),
+    authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'required' },
+    supportedAlgorithmIDs: SUPPORTED_ALGORITHMS,
+    // The browser reports whether the credential is discoverable (a passkey) or not.
+    extensions: { credProps: true },
+  });
+  await putRegistrationChallenge(deps, viewer.sessionId, viewer.accountId, options.challenge);
+  return options;
+}
+
+export async function addPasskey(
+  deps: DomainDeps,
+  rp: RelyingParty,
+  viewer: Viewer,
+  input: { response: unknown; name?: string | null | undefined },
+  client: ClientInfo,
+): Promise<PasskeyRow> {
+  const givenName = input.name === undefined || input.name === null ? null : passkeyName(input.name);
+  const response = asRegistrationResponse(input.response);
+  if (!response) throw badRequest('The passkey could not be verified: "response" is not a WebAuthn registration response.');
+  // Taken before verifying: a challenge works once, whatever the outcome.
+  const expectedChallenge = await takeRegistrationChallenge(deps, viewer.sessionId, viewer.accountId);
+  if (!expectedChallenge) throw badRequest('No passkey registration is in progress for this session, or it expired. Start again.');
+  let verified: VerifiedRegistrationResponse;
+  try {
+    verified = await verifyRegistrationResponse({
+      response,
+      expectedChallenge,
+      expectedOrigin: rp.origins,
+      expectedRPID: rp.id,
+      requireUserPresence: true,
+      requireUserVerification: true,
+      supportedAlgorithmIDs: SUPPORTED_ALGORITHMS,
+    });
+  } catch (err) {
+    throw badRequest(`The passkey could not be verified: ${reasonOf(err)}`);
+  }
+  if (!verified.verified) throw badRequest('The passkey could not be verified.');
+  const credProps = (response.clientExtensionResults as { credProps?: { rk?: unknown } }).credProps;
+  if (credProps?.rk === false) {
+    throw badRequest('This authenticator made a credential it cannot offer by itself at sign-in. Use one that keeps passkeys.');
+  }
+  const info = verified.registrationInfo;
+  const now = deps.clock();
+  const name = givenName ?? defaultPasskeyName(info.aaguid, now);
+  let row: PasskeyRow;
+  try {
+    row = await deps.db.$transaction(async (tx) => {
+      // The account row is locked so that concurrent registrations respect the cap.
+      const [account] = await tx.$queryRaw<{ email: string; passkeys: number }[]>`
+        SELECT email, (SELECT count(*)::int FROM passkeys WHERE account_id = ${viewer.accountId}) AS passkeys
+        FROM accounts WHERE id = ${viewer.accountId} FOR UPDATE`;
+      if (!account) throw unauthenticated();
+      if (account.passkeys >= MAX_PASSKEYS) throw tooMany();
+      const created = await tx.passkey.create({
+        data: {
+          accountId: viewer.accountId,
+          credentialId: info.credential.id,
+          publicKey: info.credential.publicKey,
+          counter: BigInt(info.credential.counter),
+          transports: info.credential.transports ?? [],
+          aaguid: info.aaguid,
+          backupEligible: info.credentialDeviceType === 'multiDevice',
+          backedUp: info.credentialBackedUp,
+          name,
+          createdAt: now,
+        },
+        select: passkeySelect,
+      });
+      await deps.outbox.enqueue(
+        tx,
+        account.email,
+        passkeyAdded(deps.mailContext, { at: now, name, ip: maskIp(client.ip), userAgent: client.userAgent }),
+        viewer.accountId,
+      );
+      return created;
+    });
+  } catch (err) {
+    if (violates(err, 'credential_id', 'credentialId')) throw badRequest('This passkey is already registered.');
+    throw err;
+  }
+  deps.mailNotify();
+  await invalidateAccountView(deps.cache, viewer.accountId);
+  return row;
+}
