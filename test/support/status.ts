@@ -3,7 +3,7 @@
 import { LOCK_KEY, ROLLUP_KEY, ROLLUP_TTL_MS } from '../../src/domain/status/service.js';
 import { useFixture, type FixtureOptions } from './fixture.js';
 import type { Reply, RequestOptions } from './http.js';
-import { startTestServer, type Server, type StartOptions } from './server.js';
+import { startTestServer, type Server, type StartOptions, type TestClock } from './server.js';
 import { FakeUpstream } from './fake-upstream.js';
 
 export const ZONE = 'status-test.localhost';
@@ -13,6 +13,8 @@ export interface StatusFixture {
   readonly broker: FakeUpstream;
   readonly api: FakeUpstream;
   status(opts?: RequestOptions): Promise<Reply>;
+  /** A request on the zone host: `/status/history`, `/status/badge.svg`, … */
+  zone(path: string, opts?: RequestOptions): Promise<Reply>;
   /** Ends the current 10-second window and brings both upstreams back to 200. */
   reset(): Promise<void>;
 }
@@ -35,6 +37,7 @@ export async function startStatusFixture(opts: StartOptions = {}): Promise<Runni
     broker,
     api,
     status: (o = {}) => s.request('/status', { host: ZONE, ...o }),
+    zone: (path, o = {}) => s.request(path, { host: ZONE, ...o }),
     async reset() {
       s.clock.advance(ROLLUP_TTL_MS + 1);
       await broker.set(200);
@@ -64,6 +67,7 @@ export function useStatusFixture(opts: StartOptions | (() => StartOptions) = {},
       return get().api;
     },
     status: (o) => get().status(o),
+    zone: (path, o) => get().zone(path, o),
     reset: () => get().reset(),
   };
 }
@@ -76,3 +80,13 @@ export async function statusCount(s: Server, component: string, ok: boolean): Pr
     .find((l) => l.startsWith(`service_edge_status_check_total{component="${component}",ok="${ok}"}`));
   return line ? Number(line.split(' ').pop()) : 0;
 }
+
+/** Moves a test clock to the given time (ms since the epoch); real time keeps flowing from there. */
+export function moveClockTo(clock: TestClock, ms: number): void {
+  clock.advance(ms - clock.now().getTime());
+}
+
+export const DAY_MS = 24 * 3600 * 1000;
+
+/** UTC midnight of the day `ms` falls in. */
+export const midnightOf = (ms: number): number => ms - (ms % DAY_MS);

@@ -1,18 +1,19 @@
-// The zone host (/status, /healthz): a raw node:http handler called before Fastify, so a cached
-// /status is a clock read, a header check and one write of pre-rendered bytes.
+// The zone host (/status, its history and badges, /healthz): a raw node:http handler called before
+// Fastify, so a cached /status or badge is a clock read, a header check and one write of
+// pre-rendered bytes.
 import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { badRequest, notFound } from '../../domain/errors.js';
-import { wantsHtml, type Snapshot } from '../../domain/status/render.js';
+import { AppError, badRequest, internalError, notFound } from '../../domain/errors.js';
+import { wantsHtml, type Rendered, type Snapshot } from '../../domain/status/render.js';
 import type { StatusService } from '../../domain/status/service.js';
 import type { Metrics } from '../../infra/observability/metrics.js';
 import { pathOf, rawHeader } from './hosts.js';
-import { problemResponse, writeFixed, type FixedResponse } from './problem.js';
+import { problemResponse, writeFixed, writeProblem, type FixedResponse } from './problem.js';
 import type { RawHandler } from './raw.js';
 import { routeDurations } from './route-durations.js';
 
 export interface ZoneHostDeps {
-  status: Pick<StatusService, 'fresh' | 'current'>;
+  status: Pick<StatusService, 'fresh' | 'current' | 'freshHistory' | 'currentHistory'>;
   metrics: Pick<Metrics, 'hotDuration'>;
 }
 
@@ -24,12 +25,28 @@ const HEALTHY: FixedResponse = {
   body: 'ok',
 };
 
-function writeStatus(method: string, accept: string | undefined, res: ServerResponse, snap: Snapshot): number {
-  const rendered = wantsHtml(accept) ? snap.html : snap.json;
-  res.writeHead(snap.statusCode, rendered.headers);
+type BadgeOf = (snap: Snapshot) => Rendered;
+
+/** The badge paths: each picks its pre-rendered answer from the snapshot. */
+const BADGES = new Map<string, BadgeOf>([
+  ['/status/badge.svg', (s) => s.badges.overall],
+  ['/status/badge.json', (s) => s.badgeJson],
+  ['/status/broker/badge.svg', (s) => s.badges.broker],
+  ['/status/api/badge.svg', (s) => s.badges.api],
+  ['/status/edge/badge.svg', (s) => s.badges.edge],
+]);
+/** Metric route labels: fixed patterns, never the raw path. */
+const BADGE_ROUTE = (path: string): string => (path === '/status/badge.svg' || path === '/status/badge.json' ? path : '/status/<component>/badge.svg');
+const HISTORY_PATH = '/status/history';
+
+function write(method: string, res: ServerResponse, status: number, rendered: Rendered): number {
+  res.writeHead(status, rendered.headers);
   res.end(method === 'HEAD' ? undefined : rendered.body);
-  return snap.statusCode;
+  return status;
 }
+
+const writeStatus = (method: string, accept: string | undefined, res: ServerResponse, snap: Snapshot): number =>
+  write(method, res, snap.statusCode, wantsHtml(accept) ? snap.html : snap.json);
 
 export function createZoneHandler({ status, metrics }: ZoneHostDeps): RawHandler {
   const observe = routeDurations(metrics.hotDuration);
@@ -44,8 +61,24 @@ export function createZoneHandler({ status, metrics }: ZoneHostDeps): RawHandler
       if (snap) return observe(method, '/status', writeStatus(method, accept, res, snap), start);
       return status.current().then((s) => observe(method, '/status', writeStatus(method, accept, res, s), start));
     }
+    const badge = BADGES.get(path);
+    if (badge !== undefined && readable) {
+      const snap = status.fresh();
+      if (snap) return observe(method, BADGE_ROUTE(path), write(method, res, 200, badge(snap)), start);
+      return status.current().then((s) => observe(method, BADGE_ROUTE(path), write(method, res, 200, badge(s)), start));
+    }
+    if (path === HISTORY_PATH && readable) {
+      const ready = status.freshHistory();
+      if (ready) return observe(method, HISTORY_PATH, write(method, res, 200, ready), start);
+      return status.currentHistory().then(
+        (h) => observe(method, HISTORY_PATH, write(method, res, 200, h), start),
+        (err: unknown) => observe(method, HISTORY_PATH, writeProblem(res, err instanceof AppError ? err : internalError()), start),
+      );
+    }
     if (path === '/healthz' && readable) return observe(method, '/healthz', writeFixed(res, HEALTHY), start);
-    if (path === '/status' || path === '/healthz') return observe(method, path, writeFixed(res, METHOD_NOT_ALLOWED), start);
+    if (path === '/status' || path === '/healthz' || path === HISTORY_PATH || badge !== undefined) {
+      return observe(method, badge !== undefined ? BADGE_ROUTE(path) : path, writeFixed(res, METHOD_NOT_ALLOWED), start);
+    }
     observe(method, 'unmatched', writeFixed(res, NOT_FOUND), start);
   };
 }

@@ -1,5 +1,9 @@
-// The human face of /status: a static page (no scripts) with the verdict, checked_at and one row
-// per component with a green "ok" or red "down" marker. Sized for a phone first.
+// The human face of /status: a static page (no scripts) with the verdict, checked_at, one row per
+// component with a green "ok" or red "down" marker and the probe's latency, then each component's
+// uptimes (24 h, 7, 30, 90 days) and a 90-day strip drawn as inline SVG (one bar per UTC day,
+// oldest on the left, each with a <title> naming the day, its uptime and its checks). Sized for a
+// phone first: the strip scales to the width of the page.
+import type { ComponentHistory, DayEntry, History, UptimeWindow } from './history.js';
 import type { Rollup } from './rollup.js';
 import { escapeHtml } from '../../infra/html/escape.js';
 
@@ -8,19 +12,97 @@ const STYLE = `
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;background:#f6f8fa}
 main{max-width:40rem;margin:0 auto;padding:1.25rem 1rem}
 h1{font-size:1.5rem;margin:0 0 .25rem}
+h2{font-size:1.125rem;margin:1.5rem 0 .5rem}
 .verdict{padding:1rem;border-radius:.5rem;color:#fff;margin:0 0 .75rem}
 .verdict.ok{background:#1a7f37}.verdict.degraded{background:#cf222e}
 .checked{color:#59636e;margin:0 0 1rem;font-size:.9rem}
 table{width:100%;border-collapse:collapse;background:#fff;border-radius:.5rem;overflow:hidden}
-th,td{text-align:left;padding:.75rem;border-bottom:1px solid #d1d9e0;vertical-align:top}
-th{font-size:.8rem;text-transform:uppercase;letter-spacing:.04em;color:#59636e}
+th,td{text-align:left;padding:.625rem .5rem;border-bottom:1px solid #d1d9e0;vertical-align:top}
+th{font-size:.75rem;text-transform:uppercase;letter-spacing:.04em;color:#59636e}
 tr:last-child td{border-bottom:0}
 td.detail{word-break:break-word;color:#59636e;font-size:.9rem}
-.marker{display:inline-block;min-width:3.5rem;text-align:center;padding:.125rem .5rem;border-radius:1rem;color:#fff;font-weight:600}
+td.latency{white-space:nowrap;font-variant-numeric:tabular-nums;color:#59636e;font-size:.9rem}
+.marker{display:inline-block;min-width:3.25rem;text-align:center;padding:.125rem .5rem;border-radius:1rem;color:#fff;font-weight:600}
 .marker.ok{background:#1a7f37}.marker.down{background:#cf222e}
+.component{background:#fff;border-radius:.5rem;padding:.75rem;margin:0 0 .75rem}
+.component h3{font-size:1rem;margin:0 0 .5rem;display:flex;justify-content:space-between;gap:.5rem;flex-wrap:wrap}
+.component h3 .total{font-weight:400;color:#59636e;font-size:.9rem}
+.strip{display:block;width:100%;height:2.25rem}
+.axis{display:flex;justify-content:space-between;color:#59636e;font-size:.75rem;margin:.125rem 0 .5rem}
+.uptimes{display:grid;grid-template-columns:repeat(4,1fr);gap:.25rem;margin:0}
+.uptimes div{min-width:0}
+.uptimes dt{font-size:.75rem;color:#59636e}
+.uptimes dd{margin:0;font-variant-numeric:tabular-nums;font-weight:600;font-size:.95rem}
+.legend{color:#59636e;font-size:.8rem;display:flex;flex-wrap:wrap;gap:.25rem .75rem;margin:.5rem 0 0;padding:0;list-style:none}
+.swatch{display:inline-block;width:.7rem;height:.7rem;border-radius:2px;margin-right:.25rem;vertical-align:-.05rem}
 `;
 
-export function renderStatusPage(rollup: Rollup, serviceName: string): string {
+/** Bar colours: no failure, some (at least 99 % up), more, nothing measured. */
+export const STRIP_COLORS = { full: '#1a7f37', partial: '#d4a72c', poor: '#cf222e', none: '#d1d9e0' } as const;
+
+export function stripColor(uptime: number | null): string {
+  if (uptime === null) return STRIP_COLORS.none;
+  if (uptime >= 100) return STRIP_COLORS.full;
+  return uptime >= 99 ? STRIP_COLORS.partial : STRIP_COLORS.poor;
+}
+
+const WINDOWS: readonly [UptimeWindow, string][] = [
+  ['24h', '24 hours'],
+  ['7d', '7 days'],
+  ['30d', '30 days'],
+  ['90d', '90 days'],
+];
+
+const percent = (u: number | null): string => (u === null ? '—' : `${u.toFixed(2)}%`);
+
+const BAR_W = 3;
+const BAR_STEP = 4;
+const BAR_H = 36;
+
+function dayTitle(d: DayEntry): string {
+  if (d.uptime === null) return `${d.date}: no data`;
+  const failed = d.failures === 0 ? 'none failed' : `${d.failures} failed`;
+  return `${d.date}: ${percent(d.uptime)} up (${d.checks} checks, ${failed})`;
+}
+
+function strip(c: ComponentHistory): string {
+  const width = c.days.length * BAR_STEP - (BAR_STEP - BAR_W);
+  const bars = c.days
+    .map(
+      (d, i) =>
+        `<rect x="${i * BAR_STEP}" width="${BAR_W}" height="${BAR_H}" fill="${stripColor(d.uptime)}" data-date="${d.date}">` +
+        `<title>${escapeHtml(dayTitle(d))}</title></rect>`,
+    )
+    .join('');
+  return (
+    `<svg class="strip" viewBox="0 0 ${width} ${BAR_H}" preserveAspectRatio="none" role="img" ` +
+    `aria-label="${escapeHtml(c.name)}: uptime per day over the last ${c.days.length} days" xmlns="http://www.w3.org/2000/svg">${bars}</svg>`
+  );
+}
+
+function componentHistory(c: ComponentHistory): string {
+  const name = escapeHtml(c.name);
+  const uptimes = WINDOWS.map(([w, label]) => `<div><dt>${label}</dt><dd data-window="${w}">${percent(c.uptime[w])}</dd></div>`).join('');
+  return (
+    `<div class="component" data-component="${name}"><h3><span>${name}</span>` +
+    `<span class="total">${percent(c.uptime['90d'])} over 90 days</span></h3>${strip(c)}` +
+    `<div class="axis" aria-hidden="true"><span>${c.days.length} days ago</span><span>today</span></div>` +
+    `<dl class="uptimes">${uptimes}</dl></div>`
+  );
+}
+
+function historySection(history: History | null): string {
+  const legend =
+    `<ul class="legend">` +
+    `<li><span class="swatch" style="background:${STRIP_COLORS.full}"></span>no failed check</li>` +
+    `<li><span class="swatch" style="background:${STRIP_COLORS.partial}"></span>99% or more</li>` +
+    `<li><span class="swatch" style="background:${STRIP_COLORS.poor}"></span>below 99%</li>` +
+    `<li><span class="swatch" style="background:${STRIP_COLORS.none}"></span>no data</li></ul>`;
+  const body = history ? history.components.map(componentHistory).join('') + legend : `<p class="checked">History is not available yet.</p>`;
+  return `<section class="history" aria-labelledby="history"><h2 id="history">Uptime</h2>${body}</section>`;
+}
+
+export function renderStatusPage(rollup: Rollup, serviceName: string, history: History | null = null): string {
   const ok = rollup.status === 'ok';
   const down = rollup.components.filter((c) => !c.ok).map((c) => c.name);
   const verdict = ok ? 'All systems operational' : `Degraded: ${down.join(' and ')} down`;
@@ -29,6 +111,7 @@ export function renderStatusPage(rollup: Rollup, serviceName: string): string {
       (c) =>
         `<tr data-component="${escapeHtml(c.name)}"><td class="name">${escapeHtml(c.name)}</td>` +
         `<td><span class="marker ${c.ok ? 'ok' : 'down'}">${c.ok ? 'ok' : 'down'}</span></td>` +
+        `<td class="latency">${typeof c.latency_ms === 'number' ? `${c.latency_ms} ms` : '—'}</td>` +
         `<td class="detail">${escapeHtml(c.detail)}</td></tr>`,
     )
     .join('');
@@ -40,7 +123,7 @@ export function renderStatusPage(rollup: Rollup, serviceName: string): string {
     `<body><main><h1>${name} status</h1>` +
     `<p class="verdict ${rollup.status}" data-status="${rollup.status}">${verdict}</p>` +
     `<p class="checked">Checked at <time datetime="${rollup.checked_at}">${rollup.checked_at}</time></p>` +
-    `<table><thead><tr><th scope="col">Component</th><th scope="col">Status</th><th scope="col">Detail</th></tr></thead>` +
-    `<tbody>${rows}</tbody></table></main></body></html>`
+    `<table><thead><tr><th scope="col">Component</th><th scope="col">Status</th><th scope="col">Latency</th><th scope="col">Detail</th></tr></thead>` +
+    `<tbody>${rows}</tbody></table>${historySection(history)}</main></body></html>`
   );
 }

@@ -3,11 +3,14 @@
 // half-open connection or a server that never answers costs at most `timeoutMs`.
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { performance } from 'node:perf_hooks';
 
 export interface ProbeResult {
   ok: boolean;
   /** "ok", "status <code>", or the connection error message. */
   detail: string;
+  /** How long the probe took, in whole milliseconds (a timeout reports about `timeoutMs`). */
+  latencyMs: number;
 }
 
 export const PROBE_TIMEOUT_MS = 2000;
@@ -15,18 +18,20 @@ export const PROBE_TIMEOUT_MS = 2000;
 export function probeHealth(url: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<ProbeResult> {
   return new Promise((resolve) => {
     let settled = false;
+    const started = performance.now();
     const target = new URL(url);
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     // A fresh connection per probe (agent: false): a pooled socket to a half-dead peer would
     // otherwise be reused; probes run once per 10 s, so the handshake costs nothing.
     const req = send(target, { method: 'GET', agent: false, headers: { accept: '*/*', connection: 'close' } });
-    const settle = (result: ProbeResult): void => {
+    const settle = (result: Omit<ProbeResult, 'latencyMs'>): void => {
       if (settled) return;
       settled = true;
+      const latencyMs = Math.round(performance.now() - started);
       clearTimeout(timer);
       // The body is never needed: the status code is the verdict.
       req.destroy();
-      resolve(result);
+      resolve({ ...result, latencyMs });
     };
     const timer = setTimeout(() => settle({ ok: false, detail: `timeout after ${timeoutMs} ms` }), timeoutMs);
     req.on('response', (res) => {

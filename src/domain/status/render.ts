@@ -1,7 +1,10 @@
-// A roll-up rendered once per refresh into the exact bytes and headers /status answers with, so
-// serving a cached roll-up is a lookup and a write.
+// A roll-up rendered once per refresh into the exact bytes and headers /status and the badges
+// answer with, so serving a cached roll-up is a lookup and a write. The page also shows the
+// history, so it is rendered again when a newer history is loaded.
+import { badgeEndpoint, badgeFace, badgeSvg } from './badges.js';
+import type { History } from './history.js';
 import { renderStatusPage } from './page.js';
-import type { Rollup } from './rollup.js';
+import { COMPONENTS, type ComponentName, type Rollup } from './rollup.js';
 
 export interface Rendered {
   /** A string: node then sends head and body in one write instead of a two-chunk writev. */
@@ -22,6 +25,10 @@ export interface Snapshot {
   statusCode: 200 | 503;
   json: Rendered;
   html: Rendered;
+  /** /status/badge.svg (overall) and /status/<component>/badge.svg, always 200. */
+  badges: Record<'overall' | ComponentName, Rendered>;
+  /** /status/badge.json: the shields.io endpoint object. */
+  badgeJson: Rendered;
 }
 
 // A monitor must see the live verdict, never an intermediary's copy; the body depends on Accept.
@@ -29,9 +36,32 @@ const COMMON = ['cache-control', 'no-store', 'vary', 'Accept', 'x-content-type-o
 // The page has no scripts, and says so to the browser: inline styles only.
 const HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-export function renderSnapshot(rollup: Rollup, expiresAtMs: number, serviceName: string): Snapshot {
+// Badges are embedded by READMEs through image proxies (GitHub's camo): no-cache makes them
+// revalidate every time. Public data: any origin may read the JSON ones.
+const BADGE_COMMON = ['cache-control', 'no-cache', 'x-content-type-options', 'nosniff'];
+const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'";
+const PUBLIC_JSON = ['access-control-allow-origin', '*', 'x-content-type-options', 'nosniff'];
+
+function renderHtml(rollup: Rollup, serviceName: string, history: History | null): Rendered {
+  const html = renderStatusPage(rollup, serviceName, history);
+  return {
+    body: html,
+    headers: ['content-type', 'text/html; charset=utf-8', 'content-length', String(Buffer.byteLength(html)), 'content-security-policy', HTML_CSP, ...COMMON],
+  };
+}
+
+function renderBadge(svg: string): Rendered {
+  return {
+    body: svg,
+    headers: ['content-type', 'image/svg+xml; charset=utf-8', 'content-length', String(Buffer.byteLength(svg)), 'content-security-policy', SVG_CSP, ...BADGE_COMMON],
+  };
+}
+
+export function renderSnapshot(rollup: Rollup, expiresAtMs: number, serviceName: string, history: History | null = null): Snapshot {
   const json = JSON.stringify(rollup);
-  const html = renderStatusPage(rollup, serviceName);
+  const badges = { overall: renderBadge(badgeSvg(badgeFace(rollup, 'overall'))) } as Snapshot['badges'];
+  for (const name of COMPONENTS) badges[name] = renderBadge(badgeSvg(badgeFace(rollup, name)));
+  const endpoint = JSON.stringify(badgeEndpoint(badgeFace(rollup, 'overall')));
   return {
     rollup,
     expiresAtMs,
@@ -40,18 +70,26 @@ export function renderSnapshot(rollup: Rollup, expiresAtMs: number, serviceName:
       body: json,
       headers: ['content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(json)), ...COMMON],
     },
-    html: {
-      body: html,
-      headers: [
-        'content-type',
-        'text/html; charset=utf-8',
-        'content-length',
-        String(Buffer.byteLength(html)),
-        'content-security-policy',
-        HTML_CSP,
-        ...COMMON,
-      ],
+    html: renderHtml(rollup, serviceName, history),
+    badges,
+    badgeJson: {
+      body: endpoint,
+      headers: ['content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(endpoint)), 'cache-control', 'no-cache', ...PUBLIC_JSON],
     },
+  };
+}
+
+/** The same snapshot with its page showing a newer history. */
+export function withHistory(snapshot: Snapshot, serviceName: string, history: History): Snapshot {
+  return { ...snapshot, html: renderHtml(snapshot.rollup, serviceName, history) };
+}
+
+/** GET /status/history's answer. */
+export function renderHistory(history: History): Rendered {
+  const body = JSON.stringify(history);
+  return {
+    body,
+    headers: ['content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(body)), 'cache-control', 'no-cache', ...PUBLIC_JSON],
   };
 }
 

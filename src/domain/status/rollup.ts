@@ -1,5 +1,6 @@
-// The status roll-up (SPEC 2.6): probe broker and api in parallel, report edge as ok without a
-// probe (this code runs on it), count every outcome and trace the refresh as edge.status_check.
+// The status roll-up (SPEC 2.6, API.md 11): probe broker and api in parallel, report edge as ok
+// without a probe (this code runs on it), count every outcome, observe each probe's duration and
+// trace the refresh as edge.status_check.
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { Cache } from '../../infra/cache/cache.js';
@@ -14,13 +15,17 @@ export interface ComponentStatus {
   name: ComponentName;
   ok: boolean;
   detail: string;
+  /** The probe's duration in ms; null for edge (never probed) and for an unconfigured broker. */
+  latency_ms: number | null;
 }
+
+export const COMPONENTS: readonly ComponentName[] = ['broker', 'api', 'edge'];
 
 export interface Rollup {
   status: 'ok' | 'degraded';
   /** Always broker, api, edge, in that order. */
   components: ComponentStatus[];
-  /** RFC 3339 UTC time of the refresh that produced this roll-up. */
+  /** RFC 3339 UTC time the refresh that produced this roll-up started (the 10 s window starts here). */
   checked_at: string;
 }
 
@@ -28,33 +33,38 @@ export interface StatusDeps {
   config: Pick<Config, 'brokerHealthUrl' | 'apiHealthUrl' | 'serviceName'>;
   cache: Cache;
   clock: () => Date;
-  metrics: Pick<Metrics, 'statusChecks'>;
+  metrics: Pick<Metrics, 'statusChecks' | 'statusProbeDuration'>;
   logger: Pick<Logger, 'warn'>;
 }
 
-const NOT_CONFIGURED: ProbeResult = { ok: false, detail: 'not configured' };
+type Outcome = Omit<ProbeResult, 'latencyMs'> & { latencyMs: number | null };
+const NOT_CONFIGURED: Outcome = { ok: false, detail: 'not configured', latencyMs: null };
 
 /** Probes the upstreams once and builds a fresh roll-up. Callers decide when (cache, single flight). */
 export function refreshRollup(deps: StatusDeps): Promise<Rollup> {
   return tracer().startActiveSpan('edge.status_check', async (span) => {
     try {
       const { brokerHealthUrl, apiHealthUrl } = deps.config;
+      // Stamped when the probes start: the next refresh, one window later, finds this one expired.
+      const checkedAt = deps.clock().toISOString();
       const [broker, api] = await Promise.all([
         brokerHealthUrl ? probeHealth(brokerHealthUrl) : Promise.resolve(NOT_CONFIGURED),
         probeHealth(apiHealthUrl),
       ]);
+      const component = (name: ComponentName, o: Outcome): ComponentStatus => ({ name, ok: o.ok, detail: o.detail, latency_ms: o.latencyMs });
       const components: ComponentStatus[] = [
-        { name: 'broker', ...broker },
-        { name: 'api', ...api },
-        { name: 'edge', ok: true, detail: 'ok' },
+        component('broker', broker),
+        component('api', api),
+        { name: 'edge', ok: true, detail: 'ok', latency_ms: null },
       ];
       const rollup: Rollup = {
         status: components.every((c) => c.ok) ? 'ok' : 'degraded',
         components,
-        checked_at: deps.clock().toISOString(),
+        checked_at: checkedAt,
       };
       for (const c of components) {
         deps.metrics.statusChecks.inc({ component: c.name, ok: String(c.ok) });
+        if (c.latency_ms !== null) deps.metrics.statusProbeDuration.observe({ component: c.name }, c.latency_ms / 1000);
         span.setAttribute(`status.${c.name}.ok`, c.ok);
         if (!c.ok) span.setAttribute(`status.${c.name}.detail`, c.detail);
       }

@@ -4,9 +4,16 @@
 //   3. single flight: one refresh in flight per instance, and across instances a short lock in
 //      the shared cache; the others wait for the winner's result instead of probing too.
 // Freshness is judged on the injected clock against checked_at, so tests move time, not sleep.
+// The instance that probed records the outcome in the history (once per probe, like the counter);
+// every instance keeps the history it last read, and re-renders its page when it reads a newer one.
 import { randomUUID } from 'node:crypto';
+import { unavailable } from '../errors.js';
+import { withTimeout } from '../../infra/timeout.js';
+import { throttled } from '../../infra/observability/log-throttle.js';
+import type { Db } from '../../infra/db/client.js';
+import { loadHistory, purgeHistory, recordChecks, type History } from './history.js';
 import { ageOf, refreshRollup, type Rollup, type StatusDeps } from './rollup.js';
-import { renderSnapshot, type Snapshot } from './render.js';
+import { renderHistory, renderSnapshot, withHistory, type Rendered, type Snapshot } from './render.js';
 
 export const ROLLUP_TTL_MS = 10_000;
 export const ROLLUP_KEY = 'status:rollup';
@@ -14,13 +21,36 @@ export const LOCK_KEY = 'status:rollup:lock';
 /** Longer than two bounded probes, so a live winner never loses the lock mid-refresh. */
 const LOCK_TTL_MS = 5_000;
 const WAIT_STEP_MS = 25;
+/** How long a refresh waits for the history write and read before answering without them. */
+export const HISTORY_WAIT_MS = 1_000;
+const PURGE_EVERY_MS = 3600 * 1000;
+
+export interface StatusServiceDeps extends StatusDeps {
+  db: Db;
+}
+
+interface LoadedHistory {
+  history: History;
+  rendered: Rendered;
+  /** checked_at of the roll-up this instance held when the read started. */
+  forCheckedAt: string | null;
+}
 
 export class StatusService {
   private snapshot: Snapshot | null = null;
   private inflight: Promise<Snapshot> | null = null;
   private readonly id = randomUUID();
+  private history: LoadedHistory | null = null;
+  /** History writes and reads, one at a time, in order. */
+  private queue: Promise<void> = Promise.resolve();
+  private pending = 0;
+  private readQueued: Promise<void> | null = null;
+  private lastPurgeMs = -Infinity;
+  private readonly warn: (msg: string, err: unknown) => void;
 
-  constructor(private readonly deps: StatusDeps) {}
+  constructor(private readonly deps: StatusServiceDeps) {
+    this.warn = throttled((msg: string, err: unknown) => deps.logger.warn({ err: (err as Error).message }, msg), 60_000);
+  }
 
   /** The current snapshot when still inside its window, without any I/O. */
   fresh(): Snapshot | null {
@@ -38,31 +68,108 @@ export class StatusService {
     return this.inflight;
   }
 
+  /** GET /status/history without I/O: the history read for the current roll-up, none pending. */
+  freshHistory(): Rendered | null {
+    const s = this.fresh();
+    const h = this.history;
+    return s !== null && h !== null && this.pending === 0 && h.forCheckedAt === s.rollup.checked_at ? h.rendered : null;
+  }
+
+  /** GET /status/history: after the current roll-up's own check is written (on this instance). */
+  async currentHistory(): Promise<Rendered> {
+    await this.current();
+    const ready = this.freshHistory();
+    if (ready) return ready;
+    await this.readHistory();
+    if (!this.history) throw unavailable('The status history is not available right now.');
+    return this.history.rendered;
+  }
+
+  /** Resolves once every history write and read queued so far is done. */
+  async settled(): Promise<void> {
+    await this.queue;
+  }
+
   private async load(): Promise<Snapshot> {
     const shared = await this.readShared();
-    if (shared) return this.adopt(shared);
+    if (shared) return this.adoptWithHistory(shared, false);
     if (await this.tryLock()) {
+      let rollup: Rollup;
       try {
-        return this.adopt(await this.refreshAndShare());
+        rollup = await this.refreshAndShare();
       } finally {
         await this.unlock();
       }
+      return this.adoptWithHistory(rollup, true);
     }
     // Another instance is probing: wait for its result, bounded by the probes' own bound.
     const deadline = Date.now() + LOCK_TTL_MS;
     while (Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, WAIT_STEP_MS));
       const result = await this.readShared();
-      if (result) return this.adopt(result);
+      if (result) return this.adoptWithHistory(result, false);
     }
     // The winner died or the cache is gone: answer from our own probes rather than fail.
-    return this.adopt(await this.refreshAndShare());
+    return this.adoptWithHistory(await this.refreshAndShare(), true);
+  }
+
+  /**
+   * Adopts the roll-up, then (bounded) records it when this instance probed and reads the history
+   * again, so the page and /status/history show this check; past the bound they follow later.
+   */
+  private async adoptWithHistory(rollup: Rollup, probed: boolean): Promise<Snapshot> {
+    const snapshot = this.adopt(rollup);
+    if (probed) void this.enqueue(() => this.record(rollup));
+    const read = this.readHistory();
+    await withTimeout(read, HISTORY_WAIT_MS, () => new Error('history timed out')).catch(() => {});
+    // The page may have been rendered again with the history just read.
+    return this.snapshot?.rollup === rollup ? this.snapshot : snapshot;
   }
 
   private adopt(rollup: Rollup): Snapshot {
-    const snapshot = renderSnapshot(rollup, Date.parse(rollup.checked_at) + ROLLUP_TTL_MS, this.deps.config.serviceName);
+    const snapshot = renderSnapshot(
+      rollup,
+      Date.parse(rollup.checked_at) + ROLLUP_TTL_MS,
+      this.deps.config.serviceName,
+      this.history?.history ?? null,
+    );
     this.snapshot = snapshot;
     return snapshot;
+  }
+
+  private async record(rollup: Rollup): Promise<void> {
+    await recordChecks(this.deps.db, rollup);
+    const now = this.deps.clock();
+    if (now.getTime() - this.lastPurgeMs >= PURGE_EVERY_MS) {
+      this.lastPurgeMs = now.getTime();
+      await purgeHistory(this.deps.db, now);
+    }
+  }
+
+  /** Reads the history after every write queued so far; a read already queued is shared. */
+  private readHistory(): Promise<void> {
+    if (this.readQueued) return this.readQueued;
+    const read = this.enqueue(async () => {
+      this.readQueued = null;
+      const forCheckedAt = this.snapshot?.rollup.checked_at ?? null;
+      const history = await loadHistory(this.deps.db, this.deps.clock());
+      this.history = { history, rendered: renderHistory(history), forCheckedAt };
+      const s = this.snapshot;
+      if (s) this.snapshot = withHistory(s, this.deps.config.serviceName, history);
+    });
+    this.readQueued = read;
+    return read;
+  }
+
+  private enqueue(step: () => Promise<void>): Promise<void> {
+    this.pending++;
+    const run = this.queue.then(step).catch((err: unknown) => {
+      this.warn('status history not written or read: database unavailable', err);
+    });
+    this.queue = run.finally(() => {
+      this.pending--;
+    });
+    return this.queue;
   }
 
   private async refreshAndShare(): Promise<Rollup> {
@@ -105,10 +212,10 @@ export class StatusService {
   }
 }
 
-const services = new WeakMap<StatusDeps, StatusService>();
+const services = new WeakMap<StatusServiceDeps, StatusService>();
 
-/** One service per deps (one per app instance), shared by /status and Query.status. */
-export function statusService(deps: StatusDeps): StatusService {
+/** One service per deps (one per app instance), shared by /status, Query.status and the refresher. */
+export function statusService(deps: StatusServiceDeps): StatusService {
   let service = services.get(deps);
   if (!service) {
     service = new StatusService(deps);

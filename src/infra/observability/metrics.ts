@@ -12,6 +12,8 @@ export interface Metrics {
   httpDuration: Histogram<DurationLabels>;
   hotDuration: HotHistogram<DurationLabels>;
   statusChecks: Counter<'component' | 'ok'>;
+  /** Duration of each status probe (broker, api), failed and timed-out ones included. */
+  statusProbeDuration: Histogram<'component'>;
 }
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -35,5 +37,13 @@ export function createMetrics(): Metrics {
     labelNames: ['component', 'ok'] as const,
     registers: [registry],
   });
-  return { registry, httpDuration, hotDuration, statusChecks };
+  const statusProbeDuration = new Histogram({
+    name: 'service_edge_status_probe_duration_seconds',
+    help: 'Status probe duration per probed component (broker, api), counted with the probe outcomes',
+    labelNames: ['component'] as const,
+    // Probes are cut at 2 s: the 2 and 2.5 buckets separate slow answers from timeouts.
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 2.5],
+    registers: [registry],
+  });
+  return { registry, httpDuration, hotDuration, statusChecks, statusProbeDuration };
 }

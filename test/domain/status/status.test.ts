@@ -6,6 +6,7 @@ import { assertProblem } from '../../support/problem.js';
 import { startStatusFixture, useStatusFixture } from '../../support/status.js';
 
 const f = useStatusFixture();
+const withoutLatency = (components: { latency_ms?: unknown }[]) => components.map(({ latency_ms: _, ...c }) => c);
 beforeEach(async () => {
   await f.reset();
 });
@@ -18,11 +19,16 @@ test('all components ok: 200 with broker, api, edge in that order and checked_at
   assert.match(String(r.headers['content-type']), /^application\/json/);
   assert.deepEqual(Object.keys(r.json), ['status', 'components', 'checked_at']);
   assert.equal(r.json.status, 'ok');
-  assert.deepEqual(r.json.components, [
+  assert.deepEqual(withoutLatency(r.json.components), [
     { name: 'broker', ok: true, detail: 'ok' },
     { name: 'api', ok: true, detail: 'ok' },
     { name: 'edge', ok: true, detail: 'ok' },
   ]);
+  assert.deepEqual(Object.keys(r.json.components[0]), ['name', 'ok', 'detail', 'latency_ms']);
+  for (const c of r.json.components.slice(0, 2)) {
+    assert.ok(Number.isInteger(c.latency_ms) && c.latency_ms >= 0 && c.latency_ms < 1000, `${c.name} latency ${c.latency_ms}`);
+  }
+  assert.equal(r.json.components[2].latency_ms, null, 'edge is not probed: no latency');
   assert.match(r.json.checked_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   const checked = Date.parse(r.json.checked_at);
   assert.ok(checked >= before && checked <= afterMs, 'checked_at is the time of this refresh');
@@ -33,7 +39,7 @@ test('broker answering 503: 503 with the full body and detail "status 503"', asy
   const r = await f.status();
   assert.equal(r.status, 503);
   assert.equal(r.json.status, 'degraded');
-  assert.deepEqual(r.json.components, [
+  assert.deepEqual(withoutLatency(r.json.components), [
     { name: 'broker', ok: false, detail: 'status 503' },
     { name: 'api', ok: true, detail: 'ok' },
     { name: 'edge', ok: true, detail: 'ok' },
@@ -49,6 +55,7 @@ test('api refusing connections: down with the connection error message', async (
   assert.equal(api.name, 'api');
   assert.equal(api.ok, false);
   assert.match(api.detail, /ECONNREFUSED/);
+  assert.ok(Number.isInteger(api.latency_ms) && api.latency_ms < 1000, 'a refusal is measured too');
   assert.equal(r.json.components[0].ok, true);
   assert.equal(r.json.components[2].ok, true, 'edge is ok without a probe');
 });
@@ -59,7 +66,10 @@ test('a hanging broker is cut at 2 seconds and reported down, api still probed i
   const r = await f.status();
   const elapsed = Date.now() - started;
   assert.equal(r.status, 503);
-  assert.deepEqual(r.json.components[0], { name: 'broker', ok: false, detail: 'timeout after 2000 ms' });
+  assert.deepEqual(withoutLatency(r.json.components)[0], { name: 'broker', ok: false, detail: 'timeout after 2000 ms' });
+  const latency = r.json.components[0].latency_ms;
+  assert.ok(latency >= 1950 && latency < 2500, `the broker's latency is the 2 s it was given (${latency})`);
+  assert.ok(r.json.components[1].latency_ms < 1000, 'api answered quickly');
   assert.equal(r.json.components[1].ok, true);
   assert.ok(elapsed >= 1900 && elapsed < 2800, `bounded at 2 s (took ${elapsed} ms)`);
 });
@@ -70,7 +80,7 @@ test('a half-open connection (accepted, never read) is cut at 2 seconds too', as
   const r = await f.status();
   const elapsed = Date.now() - started;
   assert.equal(r.status, 503);
-  assert.deepEqual(r.json.components[1], { name: 'api', ok: false, detail: 'timeout after 2000 ms' });
+  assert.deepEqual(withoutLatency(r.json.components)[1], { name: 'api', ok: false, detail: 'timeout after 2000 ms' });
   assert.equal(f.api.hits, 1, 'the connection was made');
   assert.ok(elapsed >= 1900 && elapsed < 2800, `bounded at 2 s (took ${elapsed} ms)`);
 });
@@ -146,7 +156,7 @@ test('Query.status gives the same roll-up from the same cache', async () => {
     body: { query: '{ status { status checkedAt components { name ok detail } } }' },
   });
   assert.equal(gql.status, 200);
-  assert.deepEqual(gql.json.data.status.components, rest.json.components);
+  assert.deepEqual(gql.json.data.status.components, withoutLatency(rest.json.components));
   assert.equal(gql.json.data.status.status, 'ok');
   assert.equal(new Date(gql.json.data.status.checkedAt).toISOString(), rest.json.checked_at);
   assert.equal(f.broker.hits, 1, 'GraphQL read the cached roll-up');
@@ -157,7 +167,7 @@ test('BROKER_HEALTH_URL unset: broker reported down with detail "not configured"
   try {
     const r = await g.status();
     assert.equal(r.status, 503);
-    assert.deepEqual(r.json.components[0], { name: 'broker', ok: false, detail: 'not configured' });
+    assert.deepEqual(r.json.components[0], { name: 'broker', ok: false, detail: 'not configured', latency_ms: null });
     assert.equal(r.json.components[1].ok, true);
     assert.equal(g.broker.hits, 0);
   } finally {
