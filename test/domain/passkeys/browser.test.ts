@@ -1,0 +1,154 @@
+// A real browser on the /passkeys page: headless Chromium (Debian's package, playwright-core)
+// with a CDP virtual authenticator (CTAP2, internal transport, resident keys, user verification)
+// signs in with the account password, registers a passkey, signs out, and signs in with the
+// passkey alone, all at http://localhost:<port> against this server.
+//
+// The relying party's origin must be known before the server starts (APP_URL), and the test
+// server picks its port when it listens; so the browser talks to a loopback forwarder whose port
+// is chosen first and which passes bytes to the server once it is up.
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { connect, createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import { test } from 'node:test';
+import { chromium } from 'playwright-core';
+import { signup } from '../../support/accounts.js';
+import { useFixture } from '../../support/fixture.js';
+import { useServer } from '../../support/server.js';
+
+const ARTIFACTS = new URL('../../../test-artifacts/', import.meta.url);
+
+interface Forwarder {
+  port: number;
+  target: number;
+  server: NetServer;
+  sockets: Set<Socket>;
+}
+
+const forwarder = useFixture(
+  async (): Promise<Forwarder> => {
+    const f: Forwarder = { port: 0, target: 0, server: createServer(), sockets: new Set() };
+    f.server.on('connection', (client) => {
+      const upstream = connect(f.target, '127.0.0.1');
+      for (const sock of [client, upstream]) {
+        f.sockets.add(sock);
+        sock.on('close', () => f.sockets.delete(sock));
+        sock.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    await new Promise<void>((resolve) => f.server.listen(0, '127.0.0.1', resolve));
+    f.port = (f.server.address() as AddressInfo).port;
+    return f;
+  },
+  async (f) => {
+    for (const sock of f.sockets) sock.destroy();
+    await new Promise<void>((resolve) => f.server.close(() => resolve()));
+  },
+);
+
+const origin = () => `http://localhost:${forwarder().port}`;
+// Default RP: rp id `localhost`, origin http://localhost:<forwarder port>; cookie writes from it pass.
+const s = useServer(() => ({ env: { APP_URL: origin() } }));
+useFixture(
+  async () => {
+    forwarder().target = Number(new URL(s.url).port);
+  },
+  async () => {},
+);
+
+const browser = useFixture(
+  async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    return chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+  },
+  (b) => b.close(),
+);
+
+test('in Chromium with a virtual authenticator: sign in with the password, add a passkey, sign out, sign in with the passkey', async () => {
+  const account = await signup(s);
+  const context = await browser().newContext();
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    // Expected failed loads (GET /api/account is 401 while signed out, no favicon) are not problems.
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(e.message));
+
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable', { enableUI: false });
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+
+  const result = page.locator('#result');
+  await page.goto(`${origin()}/passkeys`);
+  await page.locator('#signed-out').waitFor({ state: 'visible' });
+
+  // The password first (a passkey is added to a signed-in account).
+  await page.fill('#email', account.email);
+  await page.fill('#password', account.password);
+  await page.click('#password-submit');
+  await page.locator('#signed-in').waitFor({ state: 'visible' });
+  assert.equal(await page.textContent('#who'), account.email);
+  assert.equal(await page.locator('#list li').count(), 0);
+
+  await page.fill('#new-name', 'Virtual laptop');
+  await page.click('#add-submit');
+  await page.locator('#list li').first().waitFor();
+  assert.equal(await result.textContent(), 'Passkey "Virtual laptop" added.');
+  assert.equal(await page.inputValue('#list li input'), 'Virtual laptop');
+
+  const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+  assert.equal(credentials.length, 1);
+  const [credential] = credentials;
+  assert.equal(credential!.isResidentCredential, true, 'a discoverable credential (passkey)');
+  assert.equal(credential!.rpId, 'localhost');
+  assert.equal(Buffer.from(credential!.userHandle!, 'base64').toString('utf8'), account.id, 'user handle is the account id');
+  const stored = await s.deps.db.passkey.findFirstOrThrow({ where: { accountId: account.id } });
+  assert.equal(stored.credentialId, Buffer.from(credential!.credentialId, 'base64').toString('base64url'));
+
+  await page.click('#sign-out');
+  await page.locator('#signed-out').waitFor({ state: 'visible' });
+  assert.equal((await context.cookies()).find((c) => c.name === 'session'), undefined, 'signed out');
+
+  await page.click('#passkey-sign-in');
+  await page.locator('#signed-in').waitFor({ state: 'visible' });
+  assert.equal(await result.textContent(), 'Signed in with your passkey.');
+  assert.equal(await page.textContent('#who'), account.email);
+  assert.ok((await context.cookies()).find((c) => c.name === 'session' && c.httpOnly), 'session cookie set');
+  await page.locator('#list li small', { hasNotText: 'last used never' }).waitFor();
+
+  const session = await s.deps.db.session.findFirstOrThrow({ where: { accountId: account.id }, orderBy: { createdAt: 'desc' } });
+  assert.equal(session.method, 'passkey');
+  const used = await s.deps.db.passkey.findUniqueOrThrow({ where: { id: stored.id } });
+  assert.ok(used.lastUsedAt, 'last used recorded');
+  const after = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials[0]!;
+  assert.equal(Number(used.counter), after.signCount, 'the server keeps the authenticator counter');
+
+  await page.screenshot({ path: new URL('passkeys-signed-in.png', ARTIFACTS).pathname, fullPage: true });
+  assert.deepEqual(problems, [], 'no script errors or CSP violations');
+  await context.close();
+});
