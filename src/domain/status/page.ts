@@ -29,10 +29,10 @@ td.latency{white-space:nowrap;font-variant-numeric:tabular-nums;color:#59636e;fo
 .component h3 .total{font-weight:400;color:#59636e;font-size:.9rem}
 .strip{display:block;width:100%;height:2.25rem}
 .axis{display:flex;justify-content:space-between;color:#59636e;font-size:.75rem;margin:.125rem 0 .5rem}
-.uptimes{display:grid;grid-template-columns:repeat(4,1fr);gap:.25rem;margin:0}
+.uptimes{display:grid;grid-template-columns:repeat(4,1fr);gap:.25rem .5rem;margin:0}
 .uptimes div{min-width:0}
 .uptimes dt{font-size:.75rem;color:#59636e}
-.uptimes dd{margin:0;font-variant-numeric:tabular-nums;font-weight:600;font-size:.95rem}
+.uptimes dd{margin:0;font-variant-numeric:tabular-nums;font-weight:600;font-size:.875rem}
 .legend{color:#59636e;font-size:.8rem;display:flex;flex-wrap:wrap;gap:.25rem .75rem;margin:.5rem 0 0;padding:0;list-style:none}
 .swatch{display:inline-block;width:.7rem;height:.7rem;border-radius:2px;margin-right:.25rem;vertical-align:-.05rem}
 `;

@@ -1,11 +1,13 @@
 // The HTML status page in a real browser (headless Chromium): no scripts, the verdict,
-// checked_at, one row per component with a green "ok" or red "down" marker, readable on a phone.
+// checked_at, one row per component with a green "ok" or red "down" marker, readable on a phone;
+// each component's uptimes and its 90-day strip (inline SVG), screenshots in test-artifacts/.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { useFixture } from '../../support/fixture.js';
-import { useStatusFixture, ZONE } from '../../support/status.js';
+import { STRIP_COLORS } from '../../../src/domain/status/page.js';
+import { DAY_MS, midnightOf, useStatusFixture, ZONE } from '../../support/status.js';
 
 const ARTIFACTS = new URL('../../../test-artifacts/', import.meta.url);
 
@@ -100,4 +102,75 @@ test('the HTML answer forbids scripts by policy and varies on Accept', async () 
   assert.match(String(r.headers['content-security-policy']), /default-src 'none'/);
   assert.doesNotMatch(r.text, /<script/i);
   assert.equal(r.headers.vary, 'Accept');
+});
+
+test('history: uptimes and a 90-day strip per component, as inline SVG, readable at 360 px (screenshot)', async () => {
+  const db = f.s.deps.db;
+  await db.statusHistoryDay.deleteMany({});
+  await db.statusHistoryMinute.deleteMany({});
+  await f.reset();
+  const today = midnightOf(f.s.clock.now().getTime());
+  const day = (n: number) => new Date(today - n * DAY_MS);
+  await db.statusHistoryDay.createMany({
+    data: [
+      { component: 'broker', day: day(1), checks: 8640, failures: 0 },
+      { component: 'broker', day: day(2), checks: 8640, failures: 43 },
+      { component: 'broker', day: day(3), checks: 100, failures: 50 },
+      { component: 'api', day: day(40), checks: 10, failures: 0 },
+    ],
+  });
+  // The next refresh records today's check and reads the history for the page.
+  assert.equal((await f.status()).status, 200);
+
+  const context = await browser().newContext({ viewport: { width: 360, height: 780 }, deviceScaleFactor: 2, isMobile: true });
+  const page = await context.newPage();
+  const response = await page.goto(`http://${ZONE}:${new URL(f.s.url).port}/status`);
+  assert.equal(response?.status(), 200);
+  const info = await page.evaluate(() => {
+    const strips = [...document.querySelectorAll('.component')].map((c) => {
+      const svg = c.querySelector('svg.strip') as SVGSVGElement;
+      const box = svg.getBoundingClientRect();
+      const rects = [...svg.querySelectorAll('rect')];
+      return {
+        name: c.getAttribute('data-component'),
+        bars: rects.length,
+        fills: rects.map((r) => r.getAttribute('fill')),
+        titles: rects.map((r) => r.querySelector('title')?.textContent ?? ''),
+        barWidth: rects[0]!.getBoundingClientRect().width,
+        left: box.left,
+        right: box.right,
+        height: box.height,
+        uptimes: Object.fromEntries([...c.querySelectorAll('dd')].map((dd) => [dd.getAttribute('data-window'), dd.textContent])),
+      };
+    });
+    return {
+      strips,
+      scripts: document.querySelectorAll('script').length,
+      overflow: document.documentElement.scrollWidth > window.innerWidth,
+      width: window.innerWidth,
+    };
+  });
+  await page.screenshot({ path: new URL('status-history-360.png', ARTIFACTS).pathname, fullPage: true });
+  await context.close();
+
+  assert.equal(info.scripts, 0);
+  assert.equal(info.overflow, false, 'no horizontal scrolling at 360 px');
+  assert.deepEqual(info.strips.map((s) => s.name), ['broker', 'api', 'edge']);
+  const [broker, api, edge] = info.strips;
+  for (const s of info.strips) {
+    assert.equal(s.bars, 90, `${s.name}: one bar per day`);
+    assert.ok(s.left >= 0 && s.right <= info.width, `${s.name}: the strip fits the screen (${s.left}..${s.right})`);
+    assert.ok(s.barWidth >= 2, `${s.name}: bars stay visible (${s.barWidth} px)`);
+    assert.ok(s.height >= 24, `${s.name}: strip height ${s.height}`);
+  }
+  const { full, partial, poor, none } = STRIP_COLORS;
+  assert.deepEqual(broker!.fills.slice(86), [poor, partial, full, full], 'broker: 3 days ago red, then amber, green, today green');
+  assert.ok(broker!.fills.slice(0, 86).every((c) => c === none), 'no data before: grey');
+  assert.match(broker!.titles[87]!, /: 99\.50% up \(8640 checks, 43 failed\)$/);
+  assert.match(broker!.titles[0]!, /: no data$/);
+  // 7 days: 17381 checks, 93 failed → 99.46 (rounded down); 24 h: today's one check.
+  assert.deepEqual(broker!.uptimes, { '24h': '100.00%', '7d': '99.46%', '30d': '99.46%', '90d': '99.46%' });
+  assert.equal(api!.fills[49], full, 'api: 40 days ago');
+  assert.deepEqual(api!.uptimes, { '24h': '100.00%', '7d': '100.00%', '30d': '100.00%', '90d': '100.00%' });
+  assert.deepEqual(edge!.fills.slice(88), [none, full]);
 });
