@@ -12,6 +12,7 @@ import {
 import { passkeyAdded } from '../../infra/mail/templates.js';
 import { violates } from '../../infra/db/errors.js';
 import { invalidateAccountView } from '../accounts/account-view.js';
+import { recordSecurityEvent } from '../activity/security-events.js';
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { badRequest, conflict, unauthenticated } from '../errors.js';
 import { maskIp } from '../sessions/network.js';
@@ -113,6 +114,7 @@ export async function addPasskey(
         passkeyAdded(deps.mailContext, { at: now, name, ip: maskIp(client.ip), userAgent: client.userAgent }),
         viewer.accountId,
       );
+      await recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'passkey_added', client, at: now, detail: { passkey_id: created.id, name } });
       return created;
     });
   } catch (err) {

@@ -11,6 +11,7 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   type VerifiedAuthenticationResponse,
 } from '@simplewebauthn/server';
+import { recordSecurityEventQuietly } from '../activity/security-events.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { AppError, badRequest } from '../errors.js';
 import { LIMITS_PASSKEY_OPTIONS_PER_NETWORK } from './limits.js';
@@ -63,6 +64,17 @@ export async function passkeyLogin(
   if (userHandle !== undefined && Buffer.from(userHandle, 'base64url').toString('utf8') !== passkey.accountId) {
     throw failed('the passkey does not belong to the account it names.');
   }
+  // From here the account is known: a failure is in its security activity.
+  const refuse = async (why: string) => {
+    await recordSecurityEventQuietly(deps, {
+      accountId: passkey.accountId,
+      type: 'sign_in_failed',
+      client,
+      at: deps.clock(),
+      detail: { method: 'passkey', passkey_id: passkey.id },
+    });
+    return failed(why);
+  };
   let verified: VerifiedAuthenticationResponse;
   try {
     verified = await verifyAuthenticationResponse({
@@ -79,9 +91,9 @@ export async function passkeyLogin(
       requireUserVerification: true,
     });
   } catch (err) {
-    throw failed(reasonOf(err));
+    throw await refuse(reasonOf(err));
   }
-  if (!verified.verified) throw failed('the signature does not verify.');
+  if (!verified.verified) throw await refuse('the signature does not verify.');
   const { newCounter, credentialBackedUp } = verified.authenticationInfo;
   const now = deps.clock();
   return issueSignIn(deps, passkey.account, client, { method: 'passkey', secondStep: false }, async (tx) => {

@@ -336,3 +336,19 @@ test('/passkeys is a first-party page with a strict CSP, and its script bundles 
   assert.match(script.text, /\/auth\/passkey\/options/);
   assert.doesNotMatch(script.text, /\bimport\s*[({]|require\(/, 'one self-contained file');
 });
+
+test('the security activity records passkey_added, sign_in by passkey, sign_in_failed and passkey_removed', async () => {
+  const u = await signedIn(s);
+  const authenticator = new SoftwareAuthenticator(APP_URL);
+  const added = await register(as(u), authenticator, 'Activity key');
+  await register(as(u), new SoftwareAuthenticator(APP_URL), 'Spare');
+  assert.equal((await signInWith(authenticator)).status, 200);
+  assert.equal((await signInWith(authenticator, { origin: 'https://evil.example.test' })).status, 401);
+  assert.equal((await s.request(`/api/account/passkeys/${added.id}`, { method: 'DELETE', ...as(u) })).status, 204);
+  const events = (await s.request('/api/account/activity', as(u))).json.events as { type: string; detail: Record<string, unknown> }[];
+  const ofType = (t: string) => events.filter((e) => e.type === t);
+  assert.deepEqual(ofType('passkey_added').map((e) => e.detail.name).sort(), ['Activity key', 'Spare']);
+  assert.deepEqual(ofType('passkey_removed').map((e) => e.detail), [{ passkey_id: added.id, name: 'Activity key' }]);
+  assert.deepEqual(ofType('sign_in')[0]?.detail, { method: 'passkey', second_step: false });
+  assert.deepEqual(ofType('sign_in_failed').map((e) => e.detail), [{ method: 'passkey', passkey_id: added.id }]);
+});

@@ -76,7 +76,7 @@ builder.mutationFields((t) => ({
     authScopes: { signedIn: true },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      await deletePasskey(ctx.deps, ctx.viewer!.accountId, String(args.id));
+      await deletePasskey(ctx.deps, ctx.viewer!.accountId, String(args.id), ctx.client);
       return true;
     },
   }),
