@@ -15,7 +15,7 @@ import { invalidateAccountView } from '../accounts/account-view.js';
 import { recordSecurityEvent } from '../activity/security-events.js';
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { badRequest, conflict, unauthenticated } from '../errors.js';
-import { maskIp } from '../sessions/network.js';
+import { maskIp } from '../network.js';
 import { putRegistrationChallenge, takeRegistrationChallenge } from './challenges.js';
 import { defaultPasskeyName, passkeyName } from './names.js';
 import { asRegistrationResponse, reasonOf } from './responses.js';

@@ -16,7 +16,7 @@ import type { ClientInfo, DomainDeps } from '../context.js';
 import { AppError, badRequest } from '../errors.js';
 import { LIMITS_PASSKEY_OPTIONS_PER_NETWORK } from './limits.js';
 import { reserve } from '../accounts/rate-limit.js';
-import { networkOf } from '../sessions/network.js';
+import { networkOf } from '../network.js';
 import { issueSignIn, type SignedIn } from '../sessions/sign-in.js';
 import { putSignInChallenge, takeSignInChallenge } from './challenges.js';
 import { CEREMONY_MS, type RelyingParty } from './relying-party.js';

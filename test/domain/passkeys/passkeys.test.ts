@@ -4,6 +4,9 @@
 // passkey. The RP comes from APP_URL's defaults (rp id = its host name, origin = its origin).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { resetLimit } from '../../../src/domain/accounts/rate-limit.js';
+import { networkOf } from '../../../src/domain/network.js';
+import { LIMITS_PASSKEY_OPTIONS_PER_NETWORK } from '../../../src/domain/passkeys/limits.js';
 import { signedIn, type SignedIn } from '../../support/accounts.js';
 import { gql, gqlCode } from '../../support/graphql.js';
 import { sessionCookie } from '../../support/http.js';
@@ -351,4 +354,32 @@ test('the security activity records passkey_added, sign_in by passkey, sign_in_f
   assert.deepEqual(ofType('passkey_removed').map((e) => e.detail), [{ passkey_id: added.id, name: 'Activity key' }]);
   assert.deepEqual(ofType('sign_in')[0]?.detail, { method: 'passkey', second_step: false });
   assert.deepEqual(ofType('sign_in_failed').map((e) => e.detail), [{ method: 'passkey', passkey_id: added.id }]);
+});
+
+test('an account holds at most 20 passkeys (409)', async () => {
+  const u = await signedIn(s);
+  await s.deps.db.passkey.createMany({
+    data: Array.from({ length: 20 }, (_, i) => ({
+      accountId: u.id,
+      credentialId: `cap-${u.id}-${i}`,
+      publicKey: Buffer.alloc(77),
+      aaguid: '00000000-0000-0000-0000-000000000000',
+      backupEligible: false,
+      backedUp: false,
+      name: `Key ${i}`,
+    })),
+  });
+  assertProblem(await registrationOptions(as(u)), 409, 'CONFLICT');
+});
+
+// Last in the file: it spends the loopback network's budget of sign-in options.
+test('sign-in options are limited per client network (429 with Retry-After once the budget is spent)', async () => {
+  try {
+    let status = 200;
+    for (let i = 0; i < LIMITS_PASSKEY_OPTIONS_PER_NETWORK.max + 1 && status === 200; i++) status = (await loginOptions()).status;
+    assertProblem(await loginOptions(), 429, 'RATE_LIMITED');
+  } finally {
+    // A shared Redis keeps the window: a second run of this file must not start limited.
+    for (const ip of ['127.0.0.1', '::1']) await resetLimit(s.deps.cache, LIMITS_PASSKEY_OPTIONS_PER_NETWORK, networkOf(ip) ?? ip);
+  }
 });
