@@ -202,6 +202,30 @@ test('the last-method rule counts passkeys: the only passkey of a password-less 
   assertProblem(await s.request('/api/account/sso/github', { method: 'DELETE', ...as(u) }), 400, 'BAD_REQUEST');
 });
 
+test('unlinking the last provider and deleting the last passkey at once: one of them is refused', async () => {
+  for (let round = 0; round < 3; round++) {
+    const u = await signedIn(s);
+    const p = await register(as(u), new SoftwareAuthenticator(APP_URL));
+    await s.deps.db.account.update({ where: { id: u.id }, data: { passwordHash: null } });
+    await s.deps.db.linkedIdentity.create({ data: { accountId: u.id, provider: 'google', providerUserId: `g-${u.id}`, email: u.email } });
+    const [unlink, del] = await Promise.all([
+      s.request('/api/account/sso/google', { method: 'DELETE', ...as(u) }),
+      s.request(`/api/account/passkeys/${p.id}`, { method: 'DELETE', ...as(u) }),
+    ]);
+    assert.deepEqual([unlink.status, del.status].sort(), [204, 400], `round ${round}`);
+    const left = (await s.deps.db.passkey.count({ where: { accountId: u.id } })) + (await s.deps.db.linkedIdentity.count({ where: { accountId: u.id } }));
+    assert.equal(left, 1, 'one way to sign in remains');
+  }
+});
+
+test('deleting the account removes its passkeys', async () => {
+  const u = await signedIn(s);
+  await register(as(u), new SoftwareAuthenticator(APP_URL));
+  const r = await s.request('/api/account', { method: 'DELETE', ...as(u), body: { email: u.email, password: u.password } });
+  assert.equal(r.status, 204, r.text);
+  assert.equal(await s.deps.db.passkey.count({ where: { accountId: u.id } }), 0);
+});
+
 test('passkey sign-in: username-less options, a session exactly like a login (token, cookie), method passkey, last used and counter updated', async () => {
   const u = await signedIn(s);
   const authenticator = new SoftwareAuthenticator(APP_URL);
