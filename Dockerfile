@@ -20,10 +20,15 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 ENV NODE_ENV=production
+# argon2 is compiled here rather than trusting its prebuilt binary on every CPU; the compilers
+# stay in this stage.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-# No install scripts: the generated client is already compiled into dist/, and argon2 loads its
-# bundled prebuilt binary at run time.
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+# No other install scripts: the generated Prisma client is already compiled into dist/.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+  && npm rebuild argon2 --build-from-source \
+  && npm cache clean --force
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
