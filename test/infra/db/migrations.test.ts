@@ -34,6 +34,8 @@ const PG_TYPES: Record<string, string[]> = {
   Int: ['integer'],
   BigInt: ['bigint'],
   DateTime: ['timestamp with time zone', 'timestamp without time zone'],
+  Bytes: ['bytea'],
+  Json: ['jsonb', 'json'],
 };
 
 interface Column {
