@@ -327,6 +327,19 @@ test('a counter that does not move forward is refused (401), and the stored coun
   assert.equal((await signInWith(authenticator, { counter: 11 })).status, 200);
 });
 
+test('two sign-ins presenting the same counter at once: one session, the other 401 (compare-and-set on the counter)', async () => {
+  const u = await signedIn(s);
+  const authenticator = new SoftwareAuthenticator(APP_URL);
+  await register(as(u), authenticator);
+  for (let counter = 1; counter <= 3; counter++) {
+    const [a, b] = [(await loginOptions()).json, (await loginOptions()).json];
+    const replies = await Promise.all(
+      [a, b].map((o) => passkeyLogin({ challenge_id: o.challenge_id, response: authenticator.authenticate(o.options, { counter }) })),
+    );
+    assert.deepEqual(replies.map((r) => r.status).sort(), [200, 401], `counter ${counter}`);
+  }
+});
+
 test('sign-in fails (401) for an unknown credential, another origin or RP id, no user verification, or a user handle of another account', async () => {
   const u = await signedIn(s);
   const stranger = await signedIn(s);
