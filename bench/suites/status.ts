@@ -38,7 +38,7 @@ export default async function status(): Promise<BenchResult> {
     notes: [
       `status: ${Buffer.byteLength(sample.body)}-byte JSON body; server RSS after the run ${rss.toFixed(0)} MiB; ` +
         `errors ${compared.value.errors}, unexpected statuses ${compared.value.unexpected} (baseline ${compared.baseline.errors}/${compared.baseline.unexpected}); ` +
-        `the roll-up refreshes every 10 s during the run (one probe of broker and api each); medians of ${ROUNDS} alternating rounds (baseline, server).`,
+        `the background refresher renews the roll-up every 10 s during the run (one probe of broker and api each); medians of ${ROUNDS} alternating rounds (baseline, server).`,
     ],
   };
 }
