@@ -12,10 +12,11 @@ const walk = (dir) =>
 
 // Browser code (the pages' scripts) is bundled below, not transpiled for node.
 const BROWSER_ASSETS = join('src', 'adapters', 'pages', 'assets');
+const CONSOLE_CLIENT = join('src', 'adapters', 'console', 'client');
 
 rmSync('dist', { recursive: true, force: true });
 await build({
-  entryPoints: walk('src').filter((f) => !f.startsWith(BROWSER_ASSETS)),
+  entryPoints: walk('src').filter((f) => !f.startsWith(BROWSER_ASSETS) && !f.startsWith(CONSOLE_CLIENT)),
   outdir: 'dist',
   outbase: 'src',
   platform: 'node',
@@ -32,6 +33,23 @@ await build({
   outfile: join('dist', 'adapters', 'pages', 'assets', 'passkeys.js'),
   bundle: true,
   format: 'iife',
+  platform: 'browser',
+  target: 'es2020',
+  minify: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+
+// The account console (src/adapters/console/assets.ts serves these two files, built with its
+// CONSOLE_BUNDLE options; from the sources it bundles them in memory instead).
+await build({
+  entryPoints: [
+    { in: join(CONSOLE_CLIENT, 'main.ts'), out: 'console' },
+    { in: join(CONSOLE_CLIENT, 'console.css'), out: 'console' },
+  ],
+  outdir: join('dist', 'adapters', 'console', 'assets'),
+  bundle: true,
+  format: 'esm',
   platform: 'browser',
   target: 'es2020',
   minify: true,

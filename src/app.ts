@@ -20,7 +20,9 @@ import { createHostRoutedServer } from './adapters/http/server.js';
 import { clearSessionCookie, clientInfo, registerSessionAuth, setSessionCookie } from './adapters/http/session-auth.js';
 import { trustProxyOption } from './adapters/http/client-ip.js';
 import { createZoneHandler } from './adapters/http/zone-host.js';
-import { registerLinkPages } from './adapters/pages/link-pages.js';
+import { LINK_PAGES, registerLinkPages } from './adapters/pages/link-pages.js';
+import { CONSOLE_ROUTES, consoleEnabled, registerConsole } from './adapters/console/console.js';
+import { registerGraphiQLAssets } from './adapters/console/graphiql.js';
 import { registerPasskeysPage } from './adapters/pages/passkeys-page.js';
 import { mountRest } from './adapters/rest/mount.js';
 import { restRoutes } from './adapters/rest/table.js';
@@ -80,8 +82,14 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   });
   registerGraphQLRoute(fastify, yoga);
   mountRest(fastify, schema, restRoutes, contextOf);
-  registerLinkPages(fastify, { serviceName: config.serviceName, describePendingLink: (token) => describePendingLink(deps, token) });
-  registerPasskeysPage(fastify, { serviceName: config.serviceName });
+  // The account console owns `/` and its routes when APP_URL is this server; it also answers
+  // /mfa and /passkeys then (the standalone pages stay for a dashboard hosted elsewhere).
+  const withConsole = consoleEnabled(config);
+  const linkPages = withConsole ? LINK_PAGES.filter((p) => !(CONSOLE_ROUTES as readonly string[]).includes(p.path)) : LINK_PAGES;
+  registerLinkPages(fastify, { serviceName: config.serviceName, describePendingLink: (token) => describePendingLink(deps, token) }, linkPages);
+  registerConsole(fastify, { serviceName: config.serviceName, enabled: withConsole, extraRoutes: ['/passkeys'] });
+  if (!withConsole) registerPasskeysPage(fastify, { serviceName: config.serviceName });
+  if (!config.production) registerGraphiQLAssets(fastify);
   registerOAuthRoutes(fastify, deps);
   registerInternalTunnelRoutes(fastify, deps, config.internalApiToken);
   registerHealthRoutes(fastify, deps);

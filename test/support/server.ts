@@ -42,6 +42,8 @@ export interface StartOptions {
   smtp?: TestSmtp;
   /** Reuse another instance's embedded data directory is not supported; each gets its own. */
   logLevel?: string;
+  /** Listen on this loopback port (0: any), e.g. to set BASE_URL/APP_URL to the server's own origin. */
+  port?: number;
 }
 
 /** Every test instance seals with this key unless ENCRYPTION_KEY is set (a test value, no secret). */
@@ -60,6 +62,8 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     ENCRYPTION_KEY: process.env.ENCRYPTION_KEY ?? TEST_ENCRYPTION_KEY,
     // The suite signs up hundreds of accounts from loopback; the limit's own test sets it low.
     SIGNUP_RATE_LIMIT: '1000000',
+    // Never the internet: the breached-password tests point it at a local fake (fake-pwned.ts).
+    PWNED_PASSWORDS_URL: 'off',
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: opts.logLevel ?? process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -76,7 +80,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     mailRetryBaseMs: 200,
   });
   const app = await buildApp(deps);
-  const address = await app.listen(0, '127.0.0.1');
+  const address = await app.listen(opts.port ?? 0, '127.0.0.1');
   const url = address.replace('127.0.0.1', 'localhost');
   return {
     url,

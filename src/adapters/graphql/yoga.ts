@@ -9,6 +9,7 @@ import type { GraphQLContext } from './context.js';
 import { maskError } from './errors.js';
 import { OnePasswordPerRequest } from './password-budget.js';
 import { schema } from './schema.js';
+import { GRAPHIQL_CSP, renderLocalGraphiQL } from '../console/graphiql.js';
 
 export interface YogaServerContext {
   req: FastifyRequest;
@@ -34,6 +35,18 @@ const onePasswordPerRequest: Plugin = {
   },
 };
 
+// GraphiQL from local assets (src/adapters/console/graphiql.ts) under its own CSP.
+const GRAPHIQL_DEFAULT_QUERY = '# The signed-in account (this browser\'s session cookie).\n{\n  me {\n    email\n  }\n}\n';
+const graphiqlHeaders: Plugin = {
+  onResponse: ({ response }) => {
+    if (!response.headers.get('content-type')?.startsWith('text/html')) return;
+    response.headers.set('content-security-policy', GRAPHIQL_CSP);
+    response.headers.set('referrer-policy', 'no-referrer');
+    response.headers.set('x-content-type-options', 'nosniff');
+    response.headers.set('x-frame-options', 'DENY');
+  },
+};
+
 const noIntrospection: Plugin = {
   onValidate: ({ addValidationRule }) => {
     addValidationRule(NoSchemaIntrospectionCustomRule);
@@ -49,7 +62,8 @@ export function createGraphQLServer(opts: {
   return createYoga<YogaServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
-    graphiql: !opts.production,
+    graphiql: opts.production ? false : { title: 'GraphiQL', defaultQuery: GRAPHIQL_DEFAULT_QUERY },
+    renderGraphiQL: renderLocalGraphiQL,
     landingPage: false,
     // CORS is the API host's (src/http/cors.ts: ALLOWED_ORIGINS only); Yoga's default would
     // reflect any Origin with credentials.
@@ -58,6 +72,7 @@ export function createGraphQLServer(opts: {
     maskedErrors: { maskError: (error) => maskError(error) },
     context: ({ req, reply }) => opts.context({ req, reply }),
     plugins: [
+      graphiqlHeaders,
       onePasswordPerRequest,
       ...(opts.introspection ? [] : [noIntrospection]),
       catalogValidationCodes,

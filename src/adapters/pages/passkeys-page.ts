@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { escapeHtml } from '../../infra/html/escape.js';
-import { PAGE_HEADERS } from './layout.js';
+import { INLINE_STYLE_PAGE_HEADERS as PAGE_HEADERS } from './layout.js';
 
 const BUILT = new URL('./assets/passkeys.js', import.meta.url);
 const SOURCE = new URL('./assets/passkeys.ts', import.meta.url);

@@ -1,0 +1,66 @@
+/// <reference lib="dom" />
+// Shared state of the console: the signed-in account, the enabled providers, the flash message
+// carried to the next page, and navigation (history API; links marked data-link stay in-app).
+import { gql } from './api.js';
+import { h, type Child } from './dom.js';
+
+export interface Me {
+  id: string;
+  email: string;
+  emailVerified: boolean;
+  hasPassword: boolean;
+  slug: string;
+  plan: string;
+  lastLogin: { at: string; ip: string } | null;
+  linkedProviders: { provider: string; email: string; linkedAt: string }[];
+}
+
+export interface Boot {
+  me: Me | null;
+  providers: string[];
+}
+
+export const PROVIDER_LABEL: Record<string, string> = { google: 'Google', github: 'GitHub' };
+export const providerLabel = (p: string): string => PROVIDER_LABEL[p] ?? p;
+
+const ME_FIELDS = 'id email emailVerified hasPassword slug plan lastLogin { at ip } linkedProviders { provider email linkedAt }';
+
+export const state: { boot: Boot | null; flash: { kind: 'ok' | 'error' | 'info'; text: string } | null; mfaToken: string | null } = {
+  boot: null,
+  flash: null,
+  mfaToken: null,
+};
+
+export async function loadBoot(): Promise<Boot> {
+  const data = await gql<{ me: Me | null; providers: string[] }>(`query Console { me { ${ME_FIELDS} } providers }`);
+  state.boot = { me: data.me, providers: data.providers };
+  return state.boot;
+}
+
+export function flash(kind: 'ok' | 'error' | 'info', text: string): void {
+  state.flash = { kind, text };
+}
+
+type Navigate = (path: string, opts?: { replace?: boolean }) => void;
+let navigateImpl: Navigate = (path) => location.assign(path);
+export const navigate: Navigate = (path, opts) => navigateImpl(path, opts);
+export function setNavigate(fn: Navigate): void {
+  navigateImpl = fn;
+}
+
+/** An in-app link (the router handles the click; it still works as a plain link). */
+export function link(href: string, ...children: Child[]): HTMLAnchorElement {
+  return h('a', { href, 'data-link': true }, ...children);
+}
+
+/** A card section with a heading: every settings block is one. */
+export function section(title: string, id: string, ...children: Child[]): HTMLElement {
+  const headingId = `${id}-title`;
+  return h('section', { class: 'card', id, 'aria-labelledby': headingId }, h('h2', { id: headingId }, title), ...children);
+}
+
+/** After a first step on an account with two-step sign-in on: the /mfa page asks for a code. */
+export function toSecondStep(mfaToken: string): void {
+  state.mfaToken = mfaToken;
+  navigate('/mfa');
+}

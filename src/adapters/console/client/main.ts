@@ -1,0 +1,188 @@
+/// <reference lib="dom" />
+// The account console: a small client-side router over the public GraphQL API. Each route
+// renders into <main>; the header and the unverified banner come from the signed-in account.
+import { accountView } from './account.js';
+import { explain, gql } from './api.js';
+import { flash, link, loadBoot, setNavigate, state, type Boot, type Me } from './app.js';
+import { h, statusLine } from './dom.js';
+import { securityView } from './security.js';
+import { forgotPasswordView, signInView, signUpView, ssoErrorText } from './signed-out.js';
+import { mfaView } from './mfa.js';
+import { tunnelsView } from './tunnels.js';
+
+type Page = { title: string; auth: 'in' | 'out' | 'any'; render: (boot: Boot, me: Me | null) => Node | Promise<Node> };
+
+const serviceName = document.querySelector<HTMLMetaElement>('meta[name="service-name"]')?.content ?? 'Tunnel Service';
+
+const refresh = () => void render(location.pathname, { keepFocus: true });
+
+const PAGES: Record<string, Page> = {
+  '/sign-in': { title: 'Sign in', auth: 'out', render: (boot) => signInView(boot) },
+  '/sign-up': { title: 'Create your account', auth: 'out', render: (boot) => signUpView(boot) },
+  '/forgot-password': { title: 'Forgot your password?', auth: 'any', render: () => forgotPasswordView() },
+  '/mfa': { title: 'Second step', auth: 'out', render: () => mfaView() },
+  '/account': { title: 'Your account', auth: 'in', render: (_b, me) => accountView(me!, refresh) },
+  '/security': { title: 'Security', auth: 'in', render: (boot, me) => securityView(me!, boot, refresh) },
+  '/tunnels': { title: 'Tunnels', auth: 'in', render: (_b, me) => tunnelsView(me!) },
+};
+/** Paths other helpers' pages used; the console answers them. */
+const ALIASES: Record<string, string> = { '/passkeys': '/security', '/settings': '/account' };
+
+const app = document.getElementById('app')!;
+
+function header(me: Me | null, path: string): HTMLElement {
+  const nav = me
+    ? h(
+        'nav',
+        { 'aria-label': 'Console' },
+        h(
+          'ul',
+          {},
+          [
+            ['/account', 'Account'],
+            ['/security', 'Security'],
+            ['/tunnels', 'Tunnels'],
+          ].map(([href, text]) => h('li', {}, h('a', { href: href!, 'data-link': true, ...(path === href ? { 'aria-current': 'page' } : {}) }, text!))),
+        ),
+      )
+    : null;
+  let signOut: HTMLButtonElement | null = null;
+  if (me) {
+    signOut = h('button', { type: 'button', class: 'link-button', id: 'sign-out' }, 'Sign out');
+    signOut.addEventListener('click', () => {
+      void (async () => {
+        try {
+          await gql('mutation Logout { logout }');
+          flash('ok', 'You are signed out.');
+        } catch (err) {
+          flash('error', explain(err));
+        }
+        await loadBoot().catch(() => undefined);
+        go('/sign-in', true);
+      })();
+    });
+  }
+  return h(
+    'header',
+    { class: 'top' },
+    h('div', { class: 'bar' }, h('a', { href: me ? '/account' : '/sign-in', 'data-link': true, class: 'brand' }, serviceName), me ? h('span', { class: 'who' }, h('span', { class: 'email' }, me.email), ' ', signOut) : null),
+    nav,
+  );
+}
+
+/** SPEC 3.1: while unverified, a banner with a Resend action. */
+function banner(me: Me): HTMLElement | null {
+  if (me.emailVerified) return null;
+  const status = statusLine();
+  const resend = h('button', { type: 'button', class: 'small' }, 'Resend the email');
+  resend.addEventListener('click', () => {
+    resend.disabled = true;
+    void (async () => {
+      try {
+        await gql('mutation Resend { resendVerification }');
+        status.show('ok', `A new verification link is on its way to ${me.email}.`);
+      } catch (err) {
+        status.show('error', explain(err));
+      } finally {
+        resend.disabled = false;
+      }
+    })();
+  });
+  return h(
+    'div',
+    { class: 'banner', id: 'verify-banner', role: 'region', 'aria-label': 'Email verification' },
+    h('p', {}, 'Please verify your email address: open the link we sent to ', h('strong', {}, me.email), '. ', resend),
+    status,
+  );
+}
+
+let rendering = 0;
+
+async function render(rawPath: string, opts: { keepFocus?: boolean } = {}): Promise<void> {
+  const ticket = ++rendering;
+  let path = ALIASES[rawPath] ?? rawPath;
+  const params = new URLSearchParams(location.search);
+  let boot: Boot;
+  try {
+    boot = await loadBoot();
+  } catch (err) {
+    app.replaceChildren(h('main', { id: 'main' }, h('h1', {}, serviceName), h('p', { class: 'status error', role: 'alert' }, explain(err))));
+    return;
+  }
+  if (ticket !== rendering) return;
+  const me = boot.me;
+  // The SSO callback lands on APP_URL/ with its outcome in the query.
+  if (path === '/') {
+    const linked = params.get('sso_linked');
+    const error = params.get('sso_error');
+    if (linked) flash('ok', `${linked === 'github' ? 'GitHub' : linked === 'google' ? 'Google' : linked} is now linked to your account.`);
+    if (error && me) flash('error', ssoErrorText(error, params.get('provider')));
+    path = me ? (linked ? '/security' : '/account') : '/sign-in';
+    const keep = error && !me ? location.search : '';
+    history.replaceState(null, '', path + keep);
+  }
+  let page = PAGES[path];
+  if (!page) {
+    document.title = `Not found · ${serviceName}`;
+    app.replaceChildren(header(me, path), h('main', { id: 'main' }, h('h1', { tabindex: -1 }, 'Page not found'), h('p', {}, 'There is nothing at this address. ', link(me ? '/account' : '/sign-in', 'Go to the console'))));
+    return;
+  }
+  if (page.auth === 'in' && !me) {
+    path = '/sign-in';
+    history.replaceState(null, '', path);
+    page = PAGES[path]!;
+  } else if (page.auth === 'out' && me) {
+    path = '/account';
+    history.replaceState(null, '', path);
+    page = PAGES[path]!;
+  }
+  const flashed = state.flash;
+  state.flash = null;
+  let content: Node;
+  try {
+    content = await page.render(boot, me);
+  } catch (err) {
+    content = h('div', {}, h('h1', { tabindex: -1 }, page.title), h('p', { class: 'status error', role: 'alert' }, explain(err)));
+  }
+  if (ticket !== rendering) return;
+  document.title = `${page.title} · ${serviceName}`;
+  const flashEl = flashed ? h('p', { class: `status ${flashed.kind}`, role: flashed.kind === 'error' ? 'alert' : 'status', id: 'flash' }, flashed.text) : null;
+  const scroll = window.scrollY;
+  const bannerEl = me ? banner(me) : null;
+  app.replaceChildren(...[h('a', { href: '#main', class: 'skip' }, 'Skip to content'), header(me, path), bannerEl, h('main', { id: 'main' }, flashEl, content)].filter((n): n is HTMLElement => n !== null));
+  if (opts.keepFocus) {
+    window.scrollTo(0, scroll);
+    flashEl?.setAttribute('tabindex', '-1');
+    flashEl?.focus({ preventScroll: true });
+  } else {
+    app.querySelector<HTMLElement>('main h1')?.focus();
+  }
+}
+
+function go(path: string, replace = false): void {
+  if (replace) history.replaceState(null, '', path);
+  else history.pushState(null, '', path);
+  void render(new URL(path, location.href).pathname);
+}
+
+setNavigate((path, opts) => go(path, opts?.replace));
+
+document.addEventListener('click', (e) => {
+  const a = (e.target as Element | null)?.closest?.('a[data-link]');
+  if (!a || !(a instanceof HTMLAnchorElement) || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  const url = new URL(a.href);
+  if (url.origin !== location.origin) return;
+  e.preventDefault();
+  go(url.pathname + url.search);
+});
+window.addEventListener('popstate', () => void render(location.pathname));
+
+// Verifying in another tab (the email link) takes the banner away when this tab is back in view.
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState !== 'visible' || !state.boot?.me || state.boot.me.emailVerified) return;
+  void loadBoot().then((boot) => {
+    if (boot.me?.emailVerified) document.getElementById('verify-banner')?.remove();
+  });
+});
+
+void render(location.pathname);

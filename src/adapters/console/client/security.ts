@@ -1,0 +1,278 @@
+/// <reference lib="dom" />
+// The security page: linked providers, passkeys, sessions and the security activity.
+import { browserSupportsWebAuthn, startRegistration, type PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/browser';
+import { ApiError, explain, gql } from './api.js';
+import { flash, loadBoot, navigate, providerLabel, section, type Boot, type Me } from './app.js';
+import { busy, field, formValues, h, statusLine, timeEl, type Child } from './dom.js';
+
+function providers(me: Me, boot: Boot, refresh: () => void): HTMLElement {
+  const status = statusLine();
+  const linked = new Set(me.linkedProviders.map((p) => p.provider));
+  const rows = me.linkedProviders.map((p) => {
+    const unlink = h('button', { type: 'button', class: 'secondary small' }, `Unlink ${providerLabel(p.provider)}`);
+    unlink.addEventListener('click', () => {
+      void busy(unlink.parentElement!, async () => {
+        try {
+          await gql('mutation Unlink($provider: String!) { unlinkProvider(provider: $provider) }', { provider: p.provider });
+          flash('ok', `${providerLabel(p.provider)} is no longer linked.`);
+          refresh();
+        } catch (err) {
+          status.show('error', explain(err));
+        }
+      });
+    });
+    return h('li', { class: 'row' }, h('div', {}, h('strong', {}, providerLabel(p.provider)), h('br'), h('span', { class: 'muted' }, `${p.email} · linked `, timeEl(p.linkedAt))), unlink);
+  });
+  const linkable = boot.providers.filter((p) => !linked.has(p));
+  return section(
+    'Sign-in methods',
+    'providers',
+    h('p', {}, me.hasPassword ? 'You sign in with your email and password' : 'Your account has no password', linked.size ? ', and with the providers below.' : '.'),
+    rows.length ? h('ul', { class: 'list' }, rows) : h('p', { class: 'muted' }, 'No provider is linked.'),
+    linkable.length
+      ? h(
+          'div',
+          { class: 'actions' },
+          linkable.map((p) => h('a', { class: 'button secondary', href: `/auth/oauth/${encodeURIComponent(p)}/start?intent=link` }, `Link ${providerLabel(p)}`)),
+        )
+      : null,
+    status,
+  );
+}
+
+interface Passkey {
+  id: string;
+  name: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  backedUp: boolean;
+}
+
+async function passkeys(): Promise<HTMLElement> {
+  const status = statusLine();
+  const list = h('ul', { class: 'list' });
+  const body = h('div', {});
+  const load = async () => {
+    const { me } = await gql<{ me: { passkeys: Passkey[] } | null }>('query Passkeys { me { passkeys { id name createdAt lastUsedAt backedUp } } }');
+    list.replaceChildren(...(me?.passkeys ?? []).map(row));
+    if (!me?.passkeys.length) list.replaceChildren(h('li', { class: 'muted' }, 'No passkey yet.'));
+  };
+  const row = (p: Passkey): HTMLElement => {
+    const li = h('li', { class: 'row' });
+    const show = () => {
+      const rename = h('button', { type: 'button', class: 'secondary small' }, 'Rename');
+      const remove = h('button', { type: 'button', class: 'secondary small' }, 'Delete');
+      rename.setAttribute('aria-label', `Rename passkey ${p.name}`);
+      remove.setAttribute('aria-label', `Delete passkey ${p.name}`);
+      li.replaceChildren(
+        h('div', {}, h('strong', {}, p.name), h('br'), h('span', { class: 'muted' }, 'added ', timeEl(p.createdAt), ' · last used ', timeEl(p.lastUsedAt), p.backedUp ? ' · synced' : '')),
+        h('div', { class: 'buttons' }, rename, remove),
+      );
+      rename.addEventListener('click', edit);
+      remove.addEventListener('click', () => {
+        void busy(li, async () => {
+          try {
+            await gql('mutation DeletePasskey($id: ID!) { deletePasskey(id: $id) }', { id: p.id });
+            status.show('ok', `The passkey "${p.name}" is deleted.`);
+            await load();
+          } catch (err) {
+            status.show('error', explain(err));
+          }
+        });
+      });
+    };
+    const edit = () => {
+      const form = h(
+        'form',
+        { class: 'inline' },
+        field('Passkey name', { name: 'name', type: 'text', value: p.name, required: true, maxlength: 64, autocomplete: 'off' }),
+        h('button', { type: 'submit', class: 'small' }, 'Save'),
+      );
+      form.addEventListener('submit', (e) => {
+        e.preventDefault();
+        void busy(form, async () => {
+          try {
+            await gql('mutation RenamePasskey($id: ID!, $name: String!) { renamePasskey(id: $id, name: $name) { id } }', { id: p.id, name: formValues(form).name });
+            status.show('ok', 'The passkey is renamed.');
+            await load();
+          } catch (err) {
+            status.show('error', explain(err));
+          }
+        });
+      });
+      li.replaceChildren(form);
+      form.querySelector('input')?.focus();
+    };
+    show();
+    return li;
+  };
+  const add = h('button', { type: 'button', id: 'add-passkey' }, 'Add a passkey');
+  add.addEventListener('click', () => {
+    void busy(body, async () => {
+      try {
+        const { passkeyRegistrationOptions } = await gql<{ passkeyRegistrationOptions: PublicKeyCredentialCreationOptionsJSON }>('mutation PasskeyRegistration { passkeyRegistrationOptions }');
+        let response;
+        try {
+          response = await startRegistration({ optionsJSON: passkeyRegistrationOptions });
+        } catch {
+          return status.show('error', 'The passkey was not created (cancelled, or this device cannot make one).');
+        }
+        await gql('mutation AddPasskey($response: JSONObject!) { addPasskey(response: $response) { id } }', { response });
+        status.show('ok', 'The passkey is added. You can sign in with it from the sign-in page.');
+        await load();
+      } catch (err) {
+        status.show('error', explain(err));
+      }
+    });
+  });
+  await load();
+  append(body, [
+    h('p', {}, 'A passkey signs you in with your device (fingerprint, face or screen lock) instead of a password, and cannot be phished.'),
+    list,
+    browserSupportsWebAuthn() ? add : h('p', { class: 'muted' }, 'This browser cannot create passkeys.'),
+    status,
+  ]);
+  return section('Passkeys', 'passkeys', body);
+}
+
+function append(parent: HTMLElement, children: Child[]): void {
+  for (const c of children) if (c) parent.append(c as Node);
+}
+
+interface SessionRow {
+  id: string;
+  userAgent: string;
+  ip: string;
+  createdAt: string;
+  lastSeenAt: string;
+  current: boolean;
+  method: string;
+}
+
+const METHOD_LABEL: Record<string, string> = { password: 'password', google: 'Google', github: 'GitHub', passkey: 'passkey' };
+
+async function sessions(): Promise<HTMLElement> {
+  const status = statusLine();
+  const list = h('ul', { class: 'list' });
+  const load = async () => {
+    const { me } = await gql<{ me: { sessions: SessionRow[] } | null }>('query Sessions { me { sessions { id userAgent ip createdAt lastSeenAt current method } } }');
+    list.replaceChildren(
+      ...(me?.sessions ?? []).map((s) => {
+        const revoke = s.current ? h('span', { class: 'badge ok' }, 'This browser') : h('button', { type: 'button', class: 'secondary small' }, 'Revoke');
+        if (!s.current) {
+          revoke.setAttribute('aria-label', `Revoke the session from ${s.userAgent || 'an unknown browser'} (${s.ip})`);
+          revoke.addEventListener('click', () => {
+            void busy(list, async () => {
+              try {
+                await gql('mutation Revoke($id: ID!) { revokeSession(id: $id) }', { id: s.id });
+                status.show('ok', 'That session is signed out.');
+                await load();
+              } catch (err) {
+                status.show('error', explain(err));
+              }
+            });
+          });
+        }
+        return h(
+          'li',
+          { class: s.current ? 'row current' : 'row' },
+          h('div', {}, h('strong', {}, s.userAgent || 'Unknown browser'), h('br'), h('span', { class: 'muted' }, `${s.ip} · ${METHOD_LABEL[s.method] ?? s.method} · since `, timeEl(s.createdAt), ' · last seen ', timeEl(s.lastSeenAt))),
+          revoke,
+        );
+      }),
+    );
+  };
+  await load();
+  const everywhere = h('button', { type: 'button', class: 'danger' }, 'Sign out everywhere');
+  everywhere.addEventListener('click', () => {
+    void busy(everywhere.parentElement!, async () => {
+      try {
+        await gql('mutation LogoutAll { logoutAll }');
+        flash('ok', 'Every session of your account is signed out, this one included.');
+        await loadBoot();
+        navigate('/sign-in', { replace: true });
+      } catch (err) {
+        status.show('error', explain(err));
+      }
+    });
+  });
+  return section('Sessions', 'sessions', h('p', {}, 'Where your account is signed in now.'), list, h('div', { class: 'actions' }, everywhere), status);
+}
+
+interface SecurityEvent {
+  id: string;
+  type: string;
+  at: string;
+  ip: string;
+  userAgent: string;
+  detail: Record<string, unknown>;
+}
+
+const EVENT_TEXT: Record<string, string> = {
+  sign_in: 'Signed in',
+  sign_in_failed: 'Failed sign-in',
+  mfa_failed: 'Wrong two-step code',
+  password_changed: 'Password changed',
+  password_reset: 'Password reset by email',
+  email_change_requested: 'Email change requested',
+  email_changed: 'Email changed',
+  provider_linked: 'Provider linked',
+  provider_unlinked: 'Provider unlinked',
+  session_revoked: 'Session revoked',
+  sessions_revoked_all: 'Signed out everywhere',
+  mfa_enabled: 'Two-step sign-in turned on',
+  mfa_disabled: 'Two-step sign-in turned off',
+  recovery_codes_regenerated: 'New recovery codes',
+  passkey_added: 'Passkey added',
+  passkey_removed: 'Passkey removed',
+  slug_changed: 'Slug changed',
+};
+
+function eventDetail(e: SecurityEvent): string {
+  const d = e.detail;
+  const parts: string[] = [];
+  if (typeof d.method === 'string') parts.push(`with ${METHOD_LABEL[d.method] ?? d.method}`);
+  if (d.secondStep === true || d.second_step === true) parts.push('and a second step');
+  if (typeof d.provider === 'string') parts.push(`(${d.provider === 'google' || d.provider === 'github' ? providerLabel(d.provider) : d.provider})`);
+  if (typeof d.to === 'string') parts.push(`to ${d.to}`);
+  if (typeof d.new_email === 'string') parts.push(`to ${d.new_email}`);
+  return parts.join(' ');
+}
+
+async function activity(): Promise<HTMLElement> {
+  const status = statusLine();
+  const list = h('ol', { class: 'list events' });
+  const more = h('button', { type: 'button', class: 'secondary', id: 'activity-more' }, 'Show older');
+  let after: string | null = null;
+  const load = async () => {
+    const { me } = await gql<{ me: { securityEvents: { edges: { node: SecurityEvent }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } | null }>(
+      'query Activity($after: String) { me { securityEvents(first: 10, after: $after) { edges { node { id type at ip userAgent detail } } pageInfo { hasNextPage endCursor } } } }',
+      { after },
+    );
+    const page = me?.securityEvents;
+    for (const { node: e } of page?.edges ?? []) {
+      list.append(h('li', { class: 'row' }, h('div', {}, h('strong', {}, EVENT_TEXT[e.type] ?? e.type), ' ', eventDetail(e), h('br'), h('span', { class: 'muted' }, timeEl(e.at), ` · ${e.ip}${e.userAgent ? ` · ${e.userAgent}` : ''}`))));
+    }
+    if (!list.children.length) list.append(h('li', { class: 'muted' }, 'Nothing yet.'));
+    after = page?.pageInfo.endCursor ?? null;
+    more.hidden = !page?.pageInfo.hasNextPage;
+  };
+  more.addEventListener('click', () => {
+    void busy(more.parentElement!, async () => {
+      try {
+        await load();
+      } catch (err) {
+        status.show('error', explain(err));
+      }
+    });
+  });
+  await load();
+  return section('Security activity', 'activity', h('p', {}, 'Sign-ins and changes to your account over the last 90 days, newest first.'), list, h('div', { class: 'actions' }, more), status);
+}
+
+export async function securityView(me: Me, boot: Boot, refresh: () => void): Promise<Node> {
+  const parts = await Promise.all([passkeys(), sessions(), activity()]);
+  return h('div', {}, h('h1', { tabindex: -1 }, 'Security'), providers(me, boot, refresh), ...parts);
+}
+
+export { ApiError };

@@ -1,0 +1,132 @@
+/// <reference lib="dom" />
+// Tunnels: create, delete, the discoverable switch, the public host and a link to the live card.
+import { ApiError, explain, gql } from './api.js';
+import { section, type Me } from './app.js';
+import { busy, field, formValues, h, statusLine, timeEl } from './dom.js';
+
+interface Tunnel {
+  id: string;
+  subdomain: string;
+  host: string;
+  url: string;
+  customDomain: string | null;
+  discoverable: boolean;
+  pinnedTools: string[];
+  createdAt: string;
+}
+
+const FIELDS = 'id subdomain host url customDomain discoverable pinnedTools createdAt';
+
+/** The card on the tunnel host, reached the way this page was (http and the port in local use). */
+export function cardUrl(host: string): string {
+  return `${location.protocol}//${host}${location.port ? `:${location.port}` : ''}/.well-known/mcp/server-card.json`;
+}
+
+export async function tunnelsView(me: Me): Promise<Node> {
+  const status = statusLine();
+  const list = h('ul', { class: 'list tunnels' });
+  const load = async () => {
+    const data = await gql<{ me: { tunnels: Tunnel[] } | null }>(`query Tunnels { me { tunnels { ${FIELDS} } } }`);
+    const tunnels = data.me?.tunnels ?? [];
+    list.replaceChildren(...(tunnels.length ? tunnels.map(row) : [h('li', { class: 'muted' }, 'No tunnel yet. Create one above.')]));
+  };
+
+  const row = (t: Tunnel): HTMLElement => {
+    const switchId = `discoverable-${t.id}`;
+    const toggle = h('input', { type: 'checkbox', role: 'switch', id: switchId, ...(t.discoverable ? { checked: true } : {}) });
+    const state = h('span', { class: 'muted', id: `${switchId}-state` }, t.discoverable ? 'The card is served.' : 'The card answers 404.');
+    toggle.setAttribute('aria-describedby', `${switchId}-state`);
+    toggle.addEventListener('change', () => {
+      const wanted = toggle.checked;
+      void busy(li, async () => {
+        try {
+          const { updateTunnel } = await gql<{ updateTunnel: Tunnel }>('mutation Discoverable($id: ID!, $discoverable: Boolean!) { updateTunnel(id: $id, discoverable: $discoverable) { discoverable } }', {
+            id: t.id,
+            discoverable: wanted,
+          });
+          t.discoverable = updateTunnel.discoverable;
+          toggle.checked = t.discoverable;
+          state.textContent = t.discoverable ? 'The card is served.' : 'The card answers 404.';
+          status.show('ok', `${t.host} is ${t.discoverable ? 'now discoverable' : 'no longer discoverable'}.`);
+        } catch (err) {
+          toggle.checked = !wanted;
+          status.show('error', explain(err));
+        }
+      });
+    });
+    const del = h('button', { type: 'button', class: 'secondary small', 'aria-label': `Delete tunnel ${t.subdomain}` }, 'Delete');
+    let armed = false;
+    del.addEventListener('click', () => {
+      if (!armed) {
+        armed = true;
+        del.textContent = 'Confirm delete';
+        del.classList.add('danger');
+        del.setAttribute('aria-label', `Confirm: delete tunnel ${t.subdomain} for good`);
+        return;
+      }
+      void busy(li, async () => {
+        try {
+          await gql('mutation DeleteTunnel($id: ID!) { deleteTunnel(id: $id) }', { id: t.id });
+          status.show('ok', `The tunnel ${t.subdomain} is deleted.`);
+          await load();
+        } catch (err) {
+          status.show('error', explain(err));
+        }
+      });
+    });
+    const li = h(
+      'li',
+      { class: 'tunnel' },
+      h('div', { class: 'tunnel-head' }, h('h3', {}, t.subdomain), del),
+      h(
+        'dl',
+        { class: 'facts' },
+        h('dt', {}, 'Host'),
+        h('dd', {}, h('code', { class: 'host' }, t.host)),
+        h('dt', {}, 'MCP endpoint'),
+        h('dd', {}, h('code', {}, t.url)),
+        t.customDomain ? [h('dt', {}, 'Custom domain'), h('dd', {}, h('code', {}, t.customDomain))] : null,
+        h('dt', {}, 'Tools'),
+        h('dd', {}, t.pinnedTools.length ? t.pinnedTools.join(', ') : h('span', { class: 'muted' }, 'none seen yet')),
+        h('dt', {}, 'Created'),
+        h('dd', {}, timeEl(t.createdAt)),
+      ),
+      h('div', { class: 'switch' }, toggle, h('label', { for: switchId }, 'Discoverable'), ' ', state),
+      h('p', {}, h('a', { href: cardUrl(t.host), class: 'card-link', target: '_blank', rel: 'noopener' }, 'Open the live Server Card', h('span', { class: 'visually-hidden' }, ` of ${t.subdomain} (new tab)`))),
+    );
+    return li;
+  };
+
+  const form = h(
+    'form',
+    { novalidate: true, class: 'create-tunnel' },
+    field(
+      'Subdomain',
+      { name: 'subdomain', type: 'text', required: true, minlength: 1, maxlength: 33, autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false' },
+      h('span', {}, '1 to 33 lowercase letters, digits and hyphens (no hyphen at the start or the end, no "--"). The host becomes ', h('code', {}, `<subdomain>--${me.slug}`), '.'),
+    ),
+    field('Custom domain (optional)', { name: 'customDomain', type: 'text', autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false', maxlength: 253 }),
+    h('button', { type: 'submit' }, 'Create tunnel'),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const v = formValues(form);
+    const subdomain = (v.subdomain ?? '').trim();
+    const customDomain = (v.customDomain ?? '').trim() || null;
+    void busy(form, async () => {
+      try {
+        const { createTunnel } = await gql<{ createTunnel: Tunnel }>(`mutation CreateTunnel($subdomain: String!, $customDomain: String) { createTunnel(subdomain: $subdomain, customDomain: $customDomain) { ${FIELDS} } }`, {
+          subdomain,
+          customDomain,
+        });
+        status.show('ok', `The tunnel ${createTunnel.host} is created. Turn on "Discoverable" to serve its Server Card.`);
+        form.reset();
+        await load();
+      } catch (err) {
+        status.show('error', err instanceof ApiError && err.code === 'CONFLICT' ? `${explain(err)}` : explain(err));
+      }
+    });
+  });
+  await load();
+  return h('div', {}, h('h1', { tabindex: -1 }, 'Tunnels'), section('New tunnel', 'new-tunnel', form), status, section('Your tunnels', 'tunnel-list', list));
+}

@@ -1,0 +1,70 @@
+// The account console (issue 13): one HTML shell for every client-side route, its bundled script
+// and stylesheet. Served on the API host when the origin of APP_URL is this server (the default:
+// APP_URL defaults to BASE_URL), so email links, SSO redirects and `npm start` land on it. The
+// console talks only to the public GraphQL API (and navigates to the REST OAuth start), so a
+// dashboard hosted elsewhere could do exactly the same.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { escapeHtml } from '../../infra/html/escape.js';
+import { consoleAssets } from './assets.js';
+
+/** The client-side routes (src/adapters/console/client/main.ts), plus `/`. */
+export const CONSOLE_ROUTES = ['/', '/sign-in', '/sign-up', '/forgot-password', '/mfa', '/account', '/security', '/tunnels'] as const;
+
+/** Strict: same-origin script and stylesheet only, no inline anything, no eval, no framing. */
+export const CONSOLE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+export const CONSOLE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'content-security-policy': CONSOLE_CSP,
+} as const;
+
+export function consoleShell(serviceName: string): string {
+  const name = escapeHtml(serviceName);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="service-name" content="${name}">
+<title>${name}</title>
+<link rel="stylesheet" href="/assets/console.css">
+<script type="module" src="/assets/console.js"></script>
+</head>
+<body>
+<div id="app"><main id="main"><h1>${name}</h1><p>Loading your account…</p></main></div>
+<noscript><p class="status error">The account console needs JavaScript.</p></noscript>
+</body>
+</html>
+`;
+}
+
+const asset = (reply: FastifyReply, type: string, body: string) =>
+  reply
+    .header('content-type', type)
+    // Not content-hashed: short caching so a new deployment is picked up within minutes.
+    .header('cache-control', 'public, max-age=300')
+    .header('x-content-type-options', 'nosniff')
+    .send(body);
+
+/** The stylesheet is always served (the link pages use it); the shell only when `enabled`. */
+export function registerConsole(app: FastifyInstance, opts: { serviceName: string; enabled: boolean; extraRoutes?: readonly string[] }): void {
+  app.get('/assets/console.css', async (_req, reply) => asset(reply, 'text/css; charset=utf-8', (await consoleAssets()).css));
+  if (!opts.enabled) return;
+  app.get('/assets/console.js', async (_req, reply) => asset(reply, 'text/javascript; charset=utf-8', (await consoleAssets()).js));
+  const html = consoleShell(opts.serviceName);
+  for (const path of [...CONSOLE_ROUTES, ...(opts.extraRoutes ?? [])]) {
+    app.get(path, async (_req, reply) => reply.headers(CONSOLE_HEADERS).send(html));
+  }
+}
+
+/** Whether the dashboard (APP_URL) is this server: same origin as BASE_URL. */
+export function consoleEnabled(config: { baseUrl: string; appUrl: string }): boolean {
+  const app = new URL(config.appUrl);
+  // A dashboard under a path prefix (APP_URL=https://api.example.com/dash) is not this console.
+  return app.origin === new URL(config.baseUrl).origin && (app.pathname === '/' || app.pathname === '');
+}

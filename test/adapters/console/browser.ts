@@ -1,0 +1,104 @@
+// Headless Chromium for the console tests (Debian's /usr/bin/chromium through playwright-core):
+// one browser per file, contexts that may reach only loopback (every other request is aborted
+// and recorded, so a test can assert none was attempted), CSP violations collected from the
+// console, axe-core checks, and screenshots at desktop and phone width under
+// test-artifacts/console/.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { useFixture } from '../../support/fixture.js';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const ARTIFACTS = join('test-artifacts', 'console');
+
+/** node:test options: skip with the reason when there is no Chromium to drive. */
+export function needsChromium(): { skip?: string } {
+  return existsSync(CHROMIUM) ? {} : { skip: `needs Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)` };
+}
+
+export function useBrowser(): () => Browser {
+  return useFixture(
+    () =>
+      chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      }),
+    (b) => b.close(),
+    needsChromium(),
+  );
+}
+
+const LOOPBACK = (hostname: string) => hostname === '127.0.0.1' || hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]';
+
+/** What a context tried beyond loopback, and the CSP violations its pages reported. */
+export interface Watch {
+  offLoopback: string[];
+  cspViolations: string[];
+  pageErrors: string[];
+}
+
+export async function newContext(browser: Browser, opts: { phone?: boolean } = {}): Promise<{ context: BrowserContext; watch: Watch }> {
+  const context = await browser.newContext({
+    viewport: opts.phone ? { width: 360, height: 740 } : { width: 1280, height: 800 },
+    locale: 'en-GB',
+    timezoneId: 'UTC',
+  });
+  const watch: Watch = { offLoopback: [], cspViolations: [], pageErrors: [] };
+  await context.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if ((url.protocol === 'http:' || url.protocol === 'https:' || url.protocol === 'ws:') && !LOOPBACK(url.hostname)) {
+      watch.offLoopback.push(url.href);
+      return route.abort('blockedbyclient');
+    }
+    return route.continue();
+  });
+  context.on('page', (page) => observe(page, watch));
+  return { context, watch };
+}
+
+function observe(page: Page, watch: Watch): void {
+  page.on('console', (msg) => {
+    if (/Content Security Policy/i.test(msg.text())) watch.cspViolations.push(msg.text());
+  });
+  page.on('pageerror', (err) => watch.pageErrors.push(err.message));
+}
+
+/** Nothing left loopback, no CSP violation, no uncaught script error. */
+export function assertClean(watch: Watch): void {
+  assert.deepEqual(watch.offLoopback, [], 'no request beyond loopback');
+  assert.deepEqual(watch.cspViolations, [], 'no CSP violation');
+  assert.deepEqual(watch.pageErrors, [], 'no uncaught error in the page');
+}
+
+/** axe-core on the page as it is: no serious or critical violation. */
+export async function assertAccessible(page: Page, what: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(
+    bad.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    [],
+    `axe on ${what}`,
+  );
+}
+
+/** Full-page screenshots at 1280 px and 360 px wide (the viewport is restored after). */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const before = page.viewportSize() ?? { width: 1280, height: 800 };
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}-desktop.png`), fullPage: true });
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}-phone.png`), fullPage: true });
+  // Nothing may stick out sideways on a phone.
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `${name} scrolls sideways at 360 px by ${overflow} px`);
+  await page.setViewportSize(before);
+}
+
+/** axe plus both screenshots: what every page of the walk-through gets. */
+export async function checkPage(page: Page, name: string): Promise<void> {
+  await assertAccessible(page, name);
+  await screenshots(page, name);
+}

@@ -1,0 +1,427 @@
+// The account console end to end (issue 13): headless Chromium drives every flow against a real
+// server whose APP_URL and BASE_URL are its own origin, reads emails from the SMTP sink, runs
+// axe-core on each page (no serious or critical violation), keeps screenshots at desktop and
+// phone width under test-artifacts/console/, and may reach nothing but loopback.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { useFixture } from '../../support/fixture.js';
+import { fakeUser } from '../../support/sso-browser.js';
+import { useFakeProviders } from '../../support/fake-providers.js';
+import { freePort } from '../../support/programs.js';
+import { uniqueEmail, useServer } from '../../support/server.js';
+import { assertClean, checkPage, needsChromium, newContext, screenshots, useBrowser } from './browser.js';
+
+const PASSWORD = 'correct horse battery';
+const NEW_PASSWORD = 'staple battery horse';
+
+const port = useFixture(() => freePort(), async () => {}, needsChromium());
+const fake = useFakeProviders();
+const s = useServer(
+  () => {
+    const origin = `http://localhost:${port()}`;
+    return { port: port(), env: { BASE_URL: origin, APP_URL: origin, ...fake.env() } };
+  },
+  needsChromium(),
+);
+const browser = useBrowser();
+
+// One context (one "person") walks through the console; tests run in order and share it.
+const ctx = useFixture(
+  async () => {
+    const { context, watch } = await newContext(browser());
+    const page = await context.newPage();
+    return { context, watch, page };
+  },
+  async (c) => c.context.close(),
+  needsChromium(),
+);
+const person: { email: string; password: string; slug?: string } = { email: uniqueEmail('console'), password: PASSWORD };
+
+const url = (path: string) => `${s.url}${path}`;
+const page = (): Page => ctx().page;
+const main = () => page().locator('main');
+
+async function signIn(p: Page, email: string, password: string): Promise<void> {
+  await p.goto(url('/sign-in'));
+  await p.getByLabel('Email').fill(email);
+  await p.getByLabel('Password').fill(password);
+  await p.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await p.waitForURL(url('/account'));
+}
+
+test('signed out, / opens the sign-in page: password form, Google and GitHub buttons (enabled here), links', needsChromium(), async () => {
+  await page().goto(url('/'));
+  await page().waitForURL(url('/sign-in'));
+  await assert.doesNotReject(page().getByRole('heading', { level: 1, name: 'Sign in' }).waitFor());
+  assert.equal(await page().getByRole('link', { name: 'Sign in with Google' }).getAttribute('href'), '/auth/oauth/google/start');
+  assert.equal(await page().getByRole('link', { name: 'Sign in with GitHub' }).getAttribute('href'), '/auth/oauth/github/start');
+  assert.equal(await page().getByRole('button', { name: 'Sign in with a passkey' }).count(), 1);
+  await checkPage(page(), 'sign-in');
+
+  await page().getByRole('link', { name: 'Forgot your password?' }).click();
+  await page().waitForURL(url('/forgot-password'));
+  await checkPage(page(), 'forgot-password');
+  await page().getByRole('link', { name: 'Back to sign in' }).click();
+  await page().getByRole('link', { name: 'Create an account' }).click();
+  await page().waitForURL(url('/sign-up'));
+  await checkPage(page(), 'sign-up');
+});
+
+test('the shell is strict: same-origin script and stylesheet, no inline code, a CSP without unsafe-*', needsChromium(), async () => {
+  const r = await s.request('/sign-in');
+  assert.equal(r.status, 200);
+  const csp = String(r.headers['content-security-policy']);
+  assert.match(csp, /script-src 'self'/);
+  assert.match(csp, /style-src 'self'/);
+  assert.doesNotMatch(csp, /unsafe-/);
+  assert.doesNotMatch(r.text, /<style|style=|<script>(?!<)/);
+  assert.doesNotMatch(r.text, /(src|href)="(https?:)?\/\//i);
+  const js = await s.request('/assets/console.js');
+  assert.equal(js.status, 200);
+  assert.match(String(js.headers['content-type']), /javascript/);
+  assert.doesNotMatch(js.text, /\beval\(|new Function\(/);
+});
+
+test('sign up: signed in at once, the unverified banner shows; Resend sends a link, then the limit is explained kindly', needsChromium(), async () => {
+  await page().goto(url('/sign-up'));
+  await page().getByLabel('Email').fill(person.email);
+  await page().getByLabel('Password').fill('short');
+  await page().getByRole('button', { name: 'Create account' }).click();
+  await assert.doesNotReject(main().getByText('The password needs at least 8 characters.').waitFor());
+  await page().getByLabel('Password').fill(person.password);
+  await page().getByRole('button', { name: 'Create account' }).click();
+  await page().waitForURL(url('/account'));
+  await assert.doesNotReject(page().getByText(`Welcome! We sent a verification link to ${person.email}.`).waitFor());
+  const banner = page().locator('#verify-banner');
+  await assert.doesNotReject(banner.getByText('Please verify your email address').waitFor());
+  await checkPage(page(), 'account-unverified');
+  await s.smtp.waitFor(person.email, 'verify-email', 1);
+
+  await banner.getByRole('button', { name: 'Resend the email' }).click();
+  await assert.doesNotReject(banner.getByText(`A new verification link is on its way to ${person.email}.`).waitFor());
+  await s.smtp.waitFor(person.email, 'verify-email', 2);
+  // API.md: at most 5 resends per 15 minutes, then 429 with Retry-After.
+  for (let i = 0; i < 6; i++) {
+    await banner.getByRole('button', { name: 'Resend the email' }).click();
+    await banner.locator('.status').filter({ hasText: /on its way|Too many/ }).waitFor();
+    if ((await banner.locator('.status.error').count()) > 0) break;
+    await page().waitForFunction(() => !document.querySelector('#verify-banner button')?.hasAttribute('disabled'));
+  }
+  const limited = await banner.locator('.status.error').textContent();
+  assert.match(limited ?? '', /^Too many attempts for now\. Please try again in about \d+ minutes\.$/);
+});
+
+test('the verification link (from the email) verifies; back in the console the banner is gone', needsChromium(), async () => {
+  const mail = s.smtp.to(person.email, 'verify-email').at(-1)!;
+  const link = mail.links.find((l) => l.includes('/verify-email?token='))!;
+  assert.ok(link.startsWith(`${s.url}/verify-email?token=`), `the link points at this server: ${link}`);
+  const other = await ctx().context.newPage();
+  await other.goto(link);
+  await assert.doesNotReject(other.getByText('Your email is verified.').waitFor());
+  assert.equal(new URL(other.url()).search, '', 'the token left the address bar');
+  await checkPage(other, 'link-verify-email');
+  await other.close();
+  await page().bringToFront();
+  await page().evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+  await page().locator('#verify-banner').waitFor({ state: 'detached' });
+  await page().reload();
+  assert.equal(await page().locator('#verify-banner').count(), 0);
+  const facts = page().locator('#profile');
+  await assert.doesNotReject(facts.getByText('Yes').waitFor());
+});
+
+test('profile shows email, verified, plan and last sign-in; the slug rules are explained; 400 and 409 are shown', needsChromium(), async () => {
+  const profile = page().locator('#profile');
+  await assert.doesNotReject(profile.getByText(person.email).waitFor());
+  assert.match((await profile.textContent()) ?? '', /Plan\s*free/);
+  assert.match((await profile.textContent()) ?? '', /Last sign-in.*from 127\.0\.0\.x/);
+  const slug = page().locator('#slug');
+  assert.match((await slug.textContent()) ?? '', /3 to 28 characters: lowercase letters, digits and hyphens/);
+  const taken = await s.request('/auth/signup', { method: 'POST', body: { email: uniqueEmail('taken'), password: PASSWORD } });
+  assert.equal(taken.status, 201);
+  await slug.getByLabel('New slug').fill(taken.json.slug);
+  await slug.getByRole('button', { name: 'Rename' }).click();
+  await assert.doesNotReject(slug.getByText(`The slug "${taken.json.slug}" is taken. Choose another one.`).waitFor());
+  await slug.getByLabel('New slug').fill('admin');
+  await slug.getByRole('button', { name: 'Rename' }).click();
+  await slug.locator('.status.error').filter({ hasNotText: 'taken' }).waitFor();
+  await checkPage(page(), 'account-slug-error');
+  person.slug = `c${Date.now().toString(36)}`;
+  await slug.getByLabel('New slug').fill(person.slug);
+  await slug.getByRole('button', { name: 'Rename' }).click();
+  await assert.doesNotReject(page().getByText(`Your slug is now ${person.slug}.`).waitFor());
+  await assert.doesNotReject(page().locator('#profile code').getByText(person.slug, { exact: true }).waitFor());
+});
+
+test('change password: a wrong current password is refused, the right one changes it', needsChromium(), async () => {
+  const form = page().locator('#password');
+  await form.getByLabel('Current password').fill('not my password');
+  await form.getByLabel('New password').fill(NEW_PASSWORD);
+  await form.getByRole('button', { name: 'Change password' }).click();
+  await assert.doesNotReject(form.getByText('That is not your current password.').waitFor());
+  await form.getByLabel('Current password').fill(person.password);
+  await form.getByRole('button', { name: 'Change password' }).click();
+  await assert.doesNotReject(form.getByText('Your password is changed.', { exact: false }).waitFor());
+  person.password = NEW_PASSWORD;
+});
+
+test('change email: a link goes to the new address; its page confirms; the console shows the new email', needsChromium(), async () => {
+  const form = page().locator('#email');
+  const newEmail = uniqueEmail('moved');
+  await form.getByLabel('New email').fill(newEmail);
+  await form.getByLabel('Current password').fill(person.password);
+  await form.getByRole('button', { name: 'Change email' }).click();
+  await assert.doesNotReject(form.getByText(`We sent a confirmation link to ${newEmail}. Your email stays ${person.email} until you open it.`).waitFor());
+  const mail = await s.smtp.waitFor(newEmail, 'confirm-email-change');
+  const other = await ctx().context.newPage();
+  await other.goto(mail.links.find((l) => l.includes('/confirm-email-change?token='))!);
+  await checkPage(other, 'link-confirm-email-change');
+  await other.getByRole('button', { name: 'Confirm new email' }).click();
+  await assert.doesNotReject(other.getByText(`Your email is now ${newEmail}.`).waitFor());
+  await other.close();
+  person.email = newEmail;
+  await page().reload();
+  await assert.doesNotReject(page().locator('#profile').getByText(newEmail).waitFor());
+});
+
+test('tunnels: create (host shown), rules error, discoverable switch serves the live card, delete', needsChromium(), async () => {
+  await page().getByRole('link', { name: 'Tunnels' }).click();
+  await page().waitForURL(url('/tunnels'));
+  const form = page().locator('#new-tunnel');
+  await form.getByLabel('Subdomain').fill('-bad-');
+  await form.getByRole('button', { name: 'Create tunnel' }).click();
+  await page().locator('main > div > .status.error').waitFor();
+  await form.getByLabel('Subdomain').fill('weather');
+  await form.getByRole('button', { name: 'Create tunnel' }).click();
+  const host = `weather--${person.slug}.tunnels.localhost`;
+  await assert.doesNotReject(page().getByText(`The tunnel ${host} is created.`, { exact: false }).waitFor());
+  const tunnel = page().locator('li.tunnel').filter({ hasText: 'weather' });
+  await assert.doesNotReject(tunnel.locator('code.host').getByText(host, { exact: true }).waitFor());
+  const cardLink = tunnel.getByRole('link', { name: /Open the live Server Card/ });
+  const href = await cardLink.getAttribute('href');
+  assert.equal(href, `http://${host}:${port()}/.well-known/mcp/server-card.json`);
+  const card = await ctx().context.newPage();
+  assert.equal((await card.goto(href!))?.status(), 404, 'not discoverable yet');
+
+  const toggle = tunnel.getByRole('switch', { name: 'Discoverable' });
+  assert.equal(await toggle.isChecked(), false);
+  await toggle.check();
+  await assert.doesNotReject(page().getByText(`${host} is now discoverable.`).waitFor());
+  await checkPage(page(), 'tunnels');
+  const served = await card.goto(href!);
+  assert.equal(served?.status(), 200);
+  const body = JSON.parse(await served!.text());
+  assert.equal(body.title, `weather--${person.slug}`);
+  await card.close();
+  await page().reload();
+  assert.equal(await page().locator('li.tunnel').filter({ hasText: 'weather' }).getByRole('switch', { name: 'Discoverable' }).isChecked(), true, 'kept after reload');
+
+  await form.getByLabel('Subdomain').fill('scratch');
+  await form.getByRole('button', { name: 'Create tunnel' }).click();
+  const scratch = page().locator('li.tunnel').filter({ hasText: 'scratch' });
+  await scratch.waitFor();
+  await scratch.getByRole('button', { name: 'Delete tunnel scratch' }).click();
+  await scratch.getByRole('button', { name: /Confirm: delete tunnel scratch/ }).click();
+  await assert.doesNotReject(page().getByText('The tunnel scratch is deleted.').waitFor());
+  await scratch.waitFor({ state: 'detached' });
+});
+
+test('sessions: this browser is marked, another session is revoked, and the activity pages back in time', needsChromium(), async () => {
+  // Another device signs in 11 times (REST), so the activity holds more than one page.
+  let other = '';
+  for (let i = 0; i < 11; i++) {
+    const r = await s.request('/auth/login', { method: 'POST', body: { email: person.email, password: person.password }, headers: { 'user-agent': `OtherDevice/${i}` } });
+    assert.equal(r.status, 200);
+    other = r.json.token;
+  }
+  await page().getByRole('link', { name: 'Security' }).click();
+  await page().waitForURL(url('/security'));
+  const sessions = page().locator('#sessions');
+  await assert.doesNotReject(sessions.getByText('This browser').waitFor());
+  assert.equal(await sessions.locator('li.current').count(), 1);
+  await checkPage(page(), 'security');
+  const row = sessions.locator('li').filter({ hasText: 'OtherDevice/10' });
+  await row.getByRole('button', { name: /^Revoke the session/ }).click();
+  await assert.doesNotReject(sessions.getByText('That session is signed out.').waitFor());
+  await row.waitFor({ state: 'detached' });
+  assert.equal((await s.request('/api/account', { bearer: other })).status, 401, 'the revoked session is over');
+
+  const activity = page().locator('#activity');
+  await page().reload();
+  await page().waitForFunction(() => document.querySelectorAll('#activity li').length === 10);
+  await activity.getByRole('button', { name: 'Show older' }).click();
+  await page().waitForFunction(() => document.querySelectorAll('#activity li').length > 10);
+  assert.match((await activity.textContent()) ?? '', /Signed in with password/);
+  assert.match((await activity.textContent()) ?? '', /Session revoked/);
+  assert.match((await activity.textContent()) ?? '', /Password changed/);
+});
+
+test('linked providers: Link Google goes through the provider and back; unlink', needsChromium(), async () => {
+  const providers = page().locator('#providers');
+  fake.google.user = fakeUser(`g-${person.email}`);
+  fake.google.deny = false;
+  await providers.getByRole('link', { name: 'Link Google' }).click();
+  await page().waitForURL(url('/security'));
+  await assert.doesNotReject(page().getByText('Google is now linked to your account.').waitFor());
+  await assert.doesNotReject(providers.getByText(`g-${person.email}`, { exact: false }).waitFor());
+  await providers.getByRole('button', { name: 'Unlink Google' }).click();
+  await assert.doesNotReject(page().getByText('Google is no longer linked.').waitFor());
+  assert.equal(await providers.getByRole('link', { name: 'Link Google' }).count(), 1);
+});
+
+test('passkeys: add one (virtual authenticator), rename it, sign out, sign in with it, delete it', needsChromium(), async () => {
+  const cdp = await ctx().context.newCDPSession(page());
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  const passkeys = page().locator('#passkeys');
+  await assert.doesNotReject(passkeys.getByText('No passkey yet.').waitFor());
+  await passkeys.getByRole('button', { name: 'Add a passkey' }).click();
+  await assert.doesNotReject(passkeys.getByText('The passkey is added.', { exact: false }).waitFor());
+  const row = passkeys.locator('li.row').first();
+  const name = (await row.locator('strong').textContent()) ?? '';
+  await row.getByRole('button', { name: `Rename passkey ${name}` }).click();
+  await passkeys.getByLabel('Passkey name').fill('Test laptop');
+  await passkeys.getByRole('button', { name: 'Save' }).click();
+  await assert.doesNotReject(passkeys.locator('li strong').getByText('Test laptop', { exact: true }).waitFor());
+  await checkPage(page(), 'security-passkeys');
+
+  await page().getByRole('button', { name: 'Sign out', exact: true }).click();
+  await page().waitForURL(url('/sign-in'));
+  await assert.doesNotReject(page().getByText('You are signed out.').waitFor());
+  await page().getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await page().waitForURL(url('/account'));
+  await page().getByRole('link', { name: 'Security' }).click();
+  await assert.doesNotReject(page().locator('#sessions li.current').getByText('passkey', { exact: false }).waitFor());
+  await page().locator('#passkeys').getByRole('button', { name: 'Delete passkey Test laptop' }).click();
+  await assert.doesNotReject(page().getByText('The passkey "Test laptop" is deleted.').waitFor());
+  await cdp.detach();
+});
+
+test('GraphiQL renders from local assets under its CSP and runs the example { me { email } }', needsChromium(), async () => {
+  const r = await s.request('/graphql', { headers: { accept: 'text/html' } });
+  assert.equal(r.status, 200);
+  assert.match(String(r.headers['content-security-policy']), /script-src 'self';/);
+  assert.doesNotMatch(r.text, /(src|href)="(https?:)?\/\//i, 'no CDN');
+  const gq = await ctx().context.newPage();
+  await gq.goto(url('/graphql'), { waitUntil: 'load' });
+  await gq.locator('.graphiql-execute-button').waitFor({ timeout: 30_000 });
+  await gq.locator('.graphiql-editor').first().getByText('email').first().waitFor();
+  await gq.locator('.graphiql-execute-button').click();
+  const result = gq.locator('.graphiql-response');
+  await result.getByText(person.email, { exact: false }).waitFor({ timeout: 30_000 });
+  await screenshots(gq, 'graphiql');
+  await gq.close();
+});
+
+test('forgot password: the email link opens the reset page, the new password signs in', needsChromium(), async () => {
+  await page().getByRole('button', { name: 'Sign out', exact: true }).click();
+  await page().waitForURL(url('/sign-in'));
+  await page().getByLabel('Email').fill(person.email);
+  await page().getByLabel('Password').fill('wrong password!');
+  await page().getByRole('button', { name: 'Sign in', exact: true }).click();
+  await assert.doesNotReject(page().getByText('That email and password do not match an account.').waitFor());
+  await page().getByRole('link', { name: 'Forgot your password?' }).click();
+  await page().getByLabel('Email').fill(person.email);
+  await page().getByRole('button', { name: 'Send the link' }).click();
+  await assert.doesNotReject(page().getByText(`If ${person.email} has an account, a link to choose a new password is on its way.`, { exact: false }).waitFor());
+  const mail = await s.smtp.waitFor(person.email, 'reset-password');
+  const reset = await ctx().context.newPage();
+  await reset.goto(mail.links.find((l) => l.includes('/reset-password?token='))!);
+  await checkPage(reset, 'link-reset-password');
+  person.password = 'a brand new passphrase';
+  await reset.getByLabel('New password (8 to 128 characters)').fill(person.password);
+  await reset.getByLabel('Repeat it').fill(person.password);
+  await reset.getByRole('button', { name: 'Set password' }).click();
+  await assert.doesNotReject(reset.getByText('Your password is set.', { exact: false }).waitFor());
+  await reset.close();
+  await signIn(page(), person.email, person.password);
+});
+
+test('an SSO-only account: GitHub sign-up lands in the console; unlinking its only method shows the last-method message', needsChromium(), async () => {
+  const { context, watch } = await newContext(browser(), { phone: true });
+  try {
+    const p = await context.newPage();
+    const email = uniqueEmail('gh');
+    fake.github.user = fakeUser(email);
+    fake.github.deny = false;
+    await p.goto(url('/sign-in'));
+    await p.getByRole('link', { name: 'Sign in with GitHub' }).click();
+    await p.waitForURL(url('/account'));
+    await assert.doesNotReject(p.locator('#profile').getByText(email).waitFor());
+    assert.match((await p.locator('#password').textContent()) ?? '', /no password yet/);
+    await p.getByRole('link', { name: 'Security' }).click();
+    await p.locator('#providers').getByRole('button', { name: 'Unlink GitHub' }).click();
+    await assert.doesNotReject(p.locator('#providers .status.error').getByText('set a password', { exact: false }).waitFor());
+    await checkPage(p, 'security-sso-only');
+
+    // A cancelled provider sign-in comes back to the sign-in page with an explanation.
+    await p.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await p.waitForURL(url('/sign-in'));
+    fake.google.deny = true;
+    await p.getByRole('link', { name: 'Sign in with Google' }).click();
+    await assert.doesNotReject(p.getByText('Google: The sign-in was cancelled at the provider.', { exact: false }).waitFor());
+    fake.google.deny = false;
+    assertClean(watch);
+  } finally {
+    await context.close();
+  }
+});
+
+test('link-account: a provider identity with the email of a password account asks for the password, then signs in', needsChromium(), async () => {
+  const { context, watch } = await newContext(browser());
+  try {
+    const p = await context.newPage();
+    fake.google.user = fakeUser(person.email);
+    await p.goto(url('/sign-in'));
+    await p.getByRole('link', { name: 'Sign in with Google' }).click();
+    await p.waitForURL((u) => u.pathname === '/link-account');
+    await assert.doesNotReject(p.getByText(`to your account ${person.email}`, { exact: false }).waitFor());
+    await checkPage(p, 'link-account');
+    await p.getByLabel('Password of your account').fill(person.password);
+    await p.getByRole('button', { name: 'Link and sign in' }).click();
+    await assert.doesNotReject(p.getByText('The accounts are linked and you are signed in.').waitFor());
+    await p.getByRole('link', { name: 'Go to your account' }).click();
+    await p.waitForURL(url('/account'));
+    await p.getByRole('link', { name: 'Security' }).click();
+    await assert.doesNotReject(p.locator('#providers').getByRole('button', { name: 'Unlink Google' }).waitFor());
+    assertClean(watch);
+  } finally {
+    await context.close();
+  }
+});
+
+test('sign out everywhere ends this session too', needsChromium(), async () => {
+  await page().getByRole('link', { name: 'Security' }).click();
+  await page().getByRole('button', { name: 'Sign out everywhere' }).click();
+  await page().waitForURL(url('/sign-in'));
+  await assert.doesNotReject(page().getByText('Every session of your account is signed out, this one included.').waitFor());
+  await page().goto(url('/account'));
+  await page().waitForURL(url('/sign-in'));
+});
+
+test('delete account: the typed email must match; then the account is gone', needsChromium(), async () => {
+  await signIn(page(), person.email, person.password);
+  const del = page().locator('#delete');
+  await del.getByLabel('Type your email to confirm').fill('someone@else.example');
+  await del.getByLabel('Password').fill(person.password);
+  await del.getByRole('button', { name: 'Delete my account' }).click();
+  await assert.doesNotReject(del.getByText(`Type ${person.email} exactly to confirm.`).waitFor());
+  await del.getByLabel('Type your email to confirm').fill(person.email);
+  await del.getByLabel('Password').fill('not the password');
+  await del.getByRole('button', { name: 'Delete my account' }).click();
+  await assert.doesNotReject(del.getByText('That is not your password.').waitFor());
+  await del.getByLabel('Password').fill(person.password);
+  await del.getByRole('button', { name: 'Delete my account' }).click();
+  await page().waitForURL(url('/sign-in'));
+  await assert.doesNotReject(page().getByText('Your account is deleted.', { exact: false }).waitFor());
+  const r = await s.request('/auth/login', { method: 'POST', body: { email: person.email, password: person.password } });
+  assert.equal(r.status, 401);
+});
+
+test('afterwards: no request left loopback, no CSP violation, no script error', needsChromium(), () => {
+  assertClean(ctx().watch);
+});
+
