@@ -7,5 +7,6 @@ import './types/tunnel.js';
 import './types/status.js';
 import './types/passkeys.js';
 import './types/activity.js';
+import './types/providers.js';
 
 export const schema = builder.toSchema({ sortSchema: true });
