@@ -46,6 +46,8 @@ export interface RedisCacheOptions {
    */
   waitReplicas?: number;
   waitTimeoutMs?: number;
+  /** Start-up gives up when the client is not ready by then (default 10 s). */
+  connectDeadlineMs?: number;
 }
 
 interface Scripts {
@@ -149,11 +151,22 @@ export class RedisCache implements Cache {
     client.defineCommand('hitCounter', { numberOfKeys: 1, lua: HIT_SCRIPT });
     client.defineCommand('peekCounter', { numberOfKeys: 1, lua: PEEK_SCRIPT });
     client.defineCommand('setUnless', { numberOfKeys: 1, lua: SET_UNLESS_SCRIPT });
+    // Start-up fails (naming the variable, deps.ts) rather than waiting: a Sentinel client would
+    // otherwise keep asking unreachable sentinels without ever rejecting.
+    const deadline = opts.connectDeadlineMs ?? 10_000;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await client.connect();
+      await Promise.race([
+        client.connect(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`not ready within ${deadline} ms`)), deadline);
+        }),
+      ]);
     } catch (err) {
       client.disconnect();
       throw err;
+    } finally {
+      clearTimeout(timer);
     }
     return new RedisCache(client as Client, target, opts.waitReplicas ?? 0, opts.waitTimeoutMs ?? 500);
   }
