@@ -23,6 +23,9 @@ const LOCK_TTL_MS = 5_000;
 const WAIT_STEP_MS = 25;
 /** How long a refresh waits for the history write and read before answering without them. */
 export const HISTORY_WAIT_MS = 1_000;
+/** How long GET /status/history waits for the database before answering the last history read, or 503. */
+const HISTORY_READ_BOUND_MS = 2_000;
+const HISTORY_STEP_BOUND_MS = 10_000;
 const PURGE_EVERY_MS = 3600 * 1000;
 
 export interface StatusServiceDeps extends StatusDeps {
@@ -75,12 +78,15 @@ export class StatusService {
     return s !== null && h !== null && this.pending === 0 && h.forCheckedAt === s.rollup.checked_at ? h.rendered : null;
   }
 
-  /** GET /status/history: after the current roll-up's own check is written (on this instance). */
+  /**
+   * GET /status/history: after the current roll-up's own check is written (on this instance).
+   * A database that does not answer within the bound leaves the last history read, if any.
+   */
   async currentHistory(): Promise<Rendered> {
     await this.current();
     const ready = this.freshHistory();
     if (ready) return ready;
-    await this.readHistory();
+    await withTimeout(this.readHistory(), HISTORY_READ_BOUND_MS, () => new Error('history timed out')).catch(() => {});
     if (!this.history) throw unavailable('The status history is not available right now.');
     return this.history.rendered;
   }
@@ -163,7 +169,8 @@ export class StatusService {
 
   private enqueue(step: () => Promise<void>): Promise<void> {
     this.pending++;
-    const run = this.queue.then(step).catch((err: unknown) => {
+    // Each step is bounded: a query that never returns must not stop the history for good.
+    const run = this.queue.then(() => withTimeout(step(), HISTORY_STEP_BOUND_MS, () => new Error('timed out'))).catch((err: unknown) => {
       this.warn('status history not written or read: database unavailable', err);
     });
     this.queue = run.finally(() => {

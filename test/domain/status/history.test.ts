@@ -138,3 +138,26 @@ test('/status/history: GET and HEAD only; HEAD has the headers without the body'
   assert.equal(post.status, 405);
   assert.equal(post.headers.allow, 'GET, HEAD');
 });
+
+test('history reads that fail: /status answers from the probes alone, /status/history keeps the last history read', async () => {
+  await f.reset();
+  const before = await f.zone('/status/history');
+  assert.equal(before.status, 200);
+  const checks = (r: { json: { components: { days: { checks: number }[] }[] } }) => r.json.components[0]!.days[89]!.checks;
+  const db = f.s.deps.db;
+  const findMany = db.statusHistoryDay.findMany;
+  db.statusHistoryDay.findMany = (() => Promise.reject(new Error('ECONNREFUSED'))) as unknown as typeof findMany;
+  try {
+    assert.notEqual(db.statusHistoryDay.findMany, findMany, 'the stub is in place');
+    await f.reset();
+    const r = await f.status();
+    assert.equal(r.status, 200);
+    const h = await f.zone('/status/history');
+    assert.equal(h.status, 200);
+    assert.equal(h.text, before.text, 'the last history read, without the check just recorded');
+  } finally {
+    db.statusHistoryDay.findMany = findMany;
+  }
+  const after = await f.zone('/status/history');
+  assert.equal(checks(after), checks(before) + 1, 'read again once the database answers: the recorded check is there');
+});
