@@ -163,3 +163,15 @@ test('unknown component: 404 problem; methods other than GET and HEAD: 405; HEAD
   assert.equal(head.text, '');
   assert.ok(Number(head.headers['content-length']) > 500);
 });
+
+test('badge and history requests are labelled by route pattern in the duration histogram, never by raw path', async () => {
+  await f.reset();
+  for (const path of ['/status/broker/badge.svg', '/status/api/badge.svg', '/status/badge.svg', '/status/badge.json', '/status/history']) {
+    assert.equal((await f.zone(path)).status, 200, path);
+  }
+  const text = (await f.s.request('/metrics')).text;
+  for (const route of ['/status/<component>/badge.svg', '/status/badge.svg', '/status/badge.json', '/status/history']) {
+    assert.match(text, new RegExp(`http_request_duration_seconds_count\\{[^}]*route="${route.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}"`), route);
+  }
+  assert.doesNotMatch(text, /route="\/status\/(broker|api)\/badge\.svg"/);
+});
