@@ -18,6 +18,8 @@ import { MailWorker } from './infra/mail/worker.js';
 import { createOutbox } from './infra/mail/outbox.js';
 import { createCipher, loadOrCreateKeyFile, type Cipher } from './infra/crypto/cipher.js';
 import { createMetrics, type Metrics } from './infra/observability/metrics.js';
+import { Counter } from 'prom-client';
+import { createBreachedPasswordCheck } from './domain/accounts/breached-password.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -89,6 +91,18 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   wireAccountView({ events, cache });
   // The security activity is kept 90 days: an hourly purge, one instance at a time.
   const stopActivityPurge = startActivityPurge({ db: database.prisma, clock, logger });
+  const metrics = createMetrics();
+  const breachCheckFailures = new Counter({
+    name: 'breached_password_check_failures_total',
+    help: 'Breached-password range checks that failed open, by reason (timeout, unreachable, bad_status, bad_body)',
+    labelNames: ['reason'] as const,
+    registers: [metrics.registry],
+  });
+  const breachedPasswords = createBreachedPasswordCheck({
+    url: config.pwnedPasswordsUrl,
+    logger,
+    onFailOpen: (reason) => breachCheckFailures.inc({ reason }),
+  });
   return {
     config,
     logger,
@@ -96,7 +110,8 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     db: database.prisma,
     cache,
     database,
-    metrics: createMetrics(),
+    metrics,
+    breachedPasswords,
     events,
     providers: createProviders(config),
     mailContext: { serviceName: config.serviceName, appUrl: config.appUrl },

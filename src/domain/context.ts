@@ -5,6 +5,7 @@ import type { Db } from '../infra/db/client.js';
 import type { DomainEvents } from './events.js';
 import type { Outbox } from '../infra/mail/outbox.js';
 import type { MailContext } from '../infra/mail/templates.js';
+import type { Cipher } from '../infra/crypto/cipher.js';
 
 export interface DomainDeps {
   db: Db;
@@ -20,6 +21,10 @@ export interface DomainDeps {
   policy: { signupsPerNetworkPerHour: number };
   /** For work that runs after the reply (nobody else would hear of its failure). */
   logger: Logger;
+  /** AES-256-GCM under ENCRYPTION_KEY: TOTP secrets at rest. */
+  cipher: Cipher;
+  /** The Pwned Passwords range check (accounts/breached-password.ts); always false when off. */
+  breachedPasswords: (password: string) => Promise<boolean>;
 }
 
 /** Who is making the request, as the adapters see it. */

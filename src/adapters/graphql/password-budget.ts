@@ -12,6 +12,9 @@ export const PASSWORD_MUTATIONS: ReadonlySet<string> = new Set([
   'changePassword',
   'resetPassword',
   'deleteAccount',
+  'setupTotp',
+  'disableTotp',
+  'regenerateRecoveryCodes',
 ]);
 
 function countPasswordFields(context: ValidationContext, set: SelectionSetNode, seen: Set<string>): number {

@@ -3,6 +3,7 @@ import { builder } from './builder.js';
 import './types/account.js';
 import './types/session.js';
 import './types/sso.js';
+import './types/mfa.js';
 import './types/tunnel.js';
 import './types/status.js';
 import './types/passkeys.js';

@@ -1,4 +1,4 @@
-// GET /verify-email, /reset-password, /confirm-email-change, /link-account: each completes its flow through the
+// GET /verify-email, /reset-password, /confirm-email-change, /link-account, /mfa: each completes its flow through the
 // public REST API and says what happened. Opening a page changes nothing by itself (link
 // scanners fetch URLs); verification runs from the page's script or its button.
 import type { FastifyInstance } from 'fastify';
@@ -48,6 +48,12 @@ const SCRIPT = `(() => {
       const r = await post('/auth/reset-password', { token, new_password: pw });
       if (r.ok) { show(true, 'Your password is set. Every session was signed out; sign in again with the new password.'); form.hidden = true; } else fail(r);
     }); });
+  } else if (flow === 'mfa') {
+    form.addEventListener('submit', (e) => { e.preventDefault(); run(async () => {
+      const code = form.elements.namedItem('code').value;
+      const r = await post('/auth/mfa/verify', { mfa_token: token, code });
+      if (r.ok) { show(true, 'You are signed in.'); form.hidden = true; } else fail(r);
+    }); });
   } else if (flow === 'link-account' && form) {
     form.addEventListener('submit', (e) => { e.preventDefault(); run(async () => {
       const password = form.elements.namedItem('password').value;
@@ -83,6 +89,16 @@ export const LINK_PAGES: LinkPage[] = [
       '<label for="confirm_password">Repeat it</label>' +
       '<input id="confirm_password" name="confirm_password" type="password" minlength="8" maxlength="128" autocomplete="new-password" required>' +
       '<button type="submit">Set password</button></form>',
+  },
+  {
+    // The second step of a sign-in (SSO redirects here with the mfa_token).
+    path: '/mfa',
+    flow: 'mfa',
+    title: 'Two-step sign-in',
+    body:
+      '<form><label for="code">Code from your authenticator app, or a recovery code</label>' +
+      '<input id="code" name="code" type="text" inputmode="text" autocomplete="one-time-code" maxlength="32" required autofocus>' +
+      '<button type="submit">Sign in</button></form>',
   },
 ];
 

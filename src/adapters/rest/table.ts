@@ -2,9 +2,10 @@
 import type { RestRoute } from './route.js';
 import { accountRoutes } from './routes/accounts.js';
 import { activityRoutes } from './routes/activity.js';
+import { mfaRoutes } from './routes/mfa.js';
 import { passkeyRoutes } from './routes/passkeys.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { ssoRoutes } from './routes/sso.js';
 import { tunnelRoutes } from './routes/tunnels.js';
 
-export const restRoutes: RestRoute[] = [...accountRoutes, ...activityRoutes, ...passkeyRoutes, ...sessionRoutes, ...ssoRoutes, ...tunnelRoutes];
+export const restRoutes: RestRoute[] = [...accountRoutes, ...activityRoutes, ...mfaRoutes, ...passkeyRoutes, ...sessionRoutes, ...ssoRoutes, ...tunnelRoutes];

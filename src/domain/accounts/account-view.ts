@@ -17,6 +17,8 @@ export interface AccountView {
   hasPassword: boolean;
   lastLogin: { at: Date; ip: string } | null;
   linkedProviders: { provider: string; email: string; linkedAt: Date }[];
+  /** Two-step sign-in: TOTP on, unused recovery codes, passkeys. */
+  mfa: { totp: boolean; recoveryCodesLeft: number; passkeys: number };
 }
 
 const VIEW_TTL_MS = 5 * 60_000;
@@ -51,6 +53,8 @@ async function readDatabase(db: Db, accountId: string): Promise<AccountView | nu
       lastLoginAt: true,
       lastLoginIp: true,
       linkedIdentities: { select: { provider: true, email: true, linkedAt: true }, orderBy: { linkedAt: 'asc' } },
+      totpCredential: { select: { enabledAt: true } },
+      _count: { select: { recoveryCodes: { where: { usedAt: null } }, passkeys: true } },
     },
   });
   if (!a) return null;
@@ -63,6 +67,11 @@ async function readDatabase(db: Db, accountId: string): Promise<AccountView | nu
     hasPassword: a.passwordHash !== null,
     lastLogin: a.lastLoginAt ? { at: a.lastLoginAt, ip: a.lastLoginIp ?? 'unknown' } : null,
     linkedProviders: a.linkedIdentities,
+    mfa: {
+      totp: a.totpCredential?.enabledAt != null,
+      recoveryCodesLeft: a.totpCredential?.enabledAt != null ? a._count.recoveryCodes : 0,
+      passkeys: a._count.passkeys,
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 // POST /auth/change-password: re-hash and sign out every other session; this one stays.
 import type { DomainDeps, ClientInfo, Viewer } from '../context.js';
 import { assertPasswordLength, hashPassword } from './password.js';
+import { assertNotBreached } from './breached-password.js';
 import { confirmPassword } from './password-confirmation.js';
 import { voidPendingEmailChanges } from './address-proof.js';
 import { revokeAccountSessions } from '../sessions/session.js';
@@ -15,6 +16,7 @@ export async function changePassword(
 ): Promise<void> {
   assertPasswordLength(input.newPassword, 'new_password');
   const account = await confirmPassword(deps, viewer.accountId, input.currentPassword, client);
+  await assertNotBreached(deps, input.newPassword);
   const passwordHash = await hashPassword(input.newPassword);
   const now = deps.clock();
   await deps.db.$transaction(async (tx) => {

@@ -11,7 +11,8 @@
 //   - per client network, across accounts: 50 failures per 15 minutes.
 // A missing hash (an unknown email, an SSO-only account) still burns one, so timing does not
 // tell. A success clears the budget it was counted against; failures also count against the
-// account ceiling and the client network.
+// account ceiling and the client network. A second step's code (accounts/second-step.ts) is
+// counted against the same limits.
 import type { Cache } from '../../infra/cache/cache.js';
 import type { ClientInfo } from '../context.js';
 import type { AppError } from '../errors.js';
@@ -30,6 +31,44 @@ export interface PasswordSubject {
 /** Per-IP limits count per network (/24, /48): one client hopping addresses is one client. */
 export const ipSubject = (ip: string) => networkOf(ip) ?? ip;
 
+/** Who a limited attempt is about: the account's key and whether the client's network is its own. */
+export type AttemptSubject = Pick<PasswordSubject, 'emailKey' | 'knownNetwork'>;
+
+/**
+ * Runs one attempt (a password, a second step's code) under the sign-in limits: counted before
+ * `attempt` runs; null from it is a failure (counted against the account ceiling and the client
+ * network too, then `wrong()` is thrown); a value is a success, which clears the budget it was
+ * counted against.
+ */
+export async function underSignInLimits<T>(
+  deps: { cache: Cache },
+  subject: AttemptSubject,
+  client: ClientInfo,
+  attempt: () => Promise<T | null>,
+  wrong: () => AppError,
+): Promise<T> {
+  const network = ipSubject(client.ip);
+  const [accountLimit, accountSubject]: [Limit, string] = subject.knownNetwork
+    ? [LIMITS.loginPerKnownNetwork, `${subject.emailKey}|${network}`]
+    : [LIMITS.loginPerAccount, subject.emailKey];
+  await Promise.all([
+    assertUnderLimit(deps.cache, LIMITS.loginPerIp, network),
+    assertUnderLimit(deps.cache, LIMITS.loginAccountCeiling, subject.emailKey),
+    // Reserve before verifying: the count is taken atomically, so parallel attempts queue on it.
+    reserve(deps.cache, accountLimit, accountSubject),
+  ]);
+  const result = await attempt();
+  if (result === null) {
+    await Promise.all([
+      consume(deps.cache, LIMITS.loginPerIp, network),
+      consume(deps.cache, LIMITS.loginAccountCeiling, subject.emailKey),
+    ]);
+    throw wrong();
+  }
+  await resetLimit(deps.cache, accountLimit, accountSubject);
+  return result;
+}
+
 /**
  * Verifies `password` against the subject's hash under the sign-in limits. Throws `wrong()` when
  * it does not match, RATE_LIMITED past a limit; returns a new hash to store when the stored one
@@ -42,26 +81,17 @@ export async function checkPassword(
   client: ClientInfo,
   wrong: () => AppError,
 ): Promise<string | null> {
-  const network = ipSubject(client.ip);
-  const [accountLimit, accountSubject]: [Limit, string] = subject.knownNetwork
-    ? [LIMITS.loginPerKnownNetwork, `${subject.emailKey}|${network}`]
-    : [LIMITS.loginPerAccount, subject.emailKey];
-  await Promise.all([
-    assertUnderLimit(deps.cache, LIMITS.loginPerIp, network),
-    assertUnderLimit(deps.cache, LIMITS.loginAccountCeiling, subject.emailKey),
-    // Reserve before verifying: the count is taken atomically, so parallel attempts queue on it.
-    reserve(deps.cache, accountLimit, accountSubject),
-  ]);
-  const check = subject.passwordHash
-    ? await verifyPassword(subject.passwordHash, password)
-    : (await burnPasswordHash(password), { valid: false, rehash: null });
-  if (!check.valid) {
-    await Promise.all([
-      consume(deps.cache, LIMITS.loginPerIp, network),
-      consume(deps.cache, LIMITS.loginAccountCeiling, subject.emailKey),
-    ]);
-    throw wrong();
-  }
-  await resetLimit(deps.cache, accountLimit, accountSubject);
-  return check.rehash;
+  const outcome = await underSignInLimits(
+    deps,
+    subject,
+    client,
+    async () => {
+      const check = subject.passwordHash
+        ? await verifyPassword(subject.passwordHash, password)
+        : (await burnPasswordHash(password), { valid: false, rehash: null });
+      return check.valid ? { rehash: check.rehash } : null;
+    },
+    wrong,
+  );
+  return outcome.rehash;
 }

@@ -9,6 +9,7 @@ import type { ClientInfo, DomainDeps } from '../context.js';
 import { hasNul, normalizeEmail } from './email-address.js';
 import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
 import { assertPasswordLength, hashPassword } from './password.js';
+import { assertNotBreached } from './breached-password.js';
 import { LIMITS, consume } from './rate-limit.js';
 import { invalidateAccountView } from './account-view.js';
 import { cleanAfterAddressProof } from './address-proof.js';
@@ -48,6 +49,7 @@ export async function resetPassword(
   const now = deps.clock();
   const invalid = () => badRequest('This reset link is invalid or has expired.');
   if (!row || row.usedAt || row.expiresAt <= now) throw invalid();
+  await assertNotBreached(deps, input.newPassword);
   const passwordHash = await hashPassword(input.newPassword);
   await deps.db.$transaction(async (tx) => {
     if (!(await markEmailTokenUsed(tx, row.id, now))) throw invalid();

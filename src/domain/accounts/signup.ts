@@ -8,6 +8,7 @@ import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail, parseEmail } from './email-address.js';
 import { issueEmailToken } from './email-tokens.js';
 import { assertPasswordLength, hashPassword } from './password.js';
+import { assertNotBreached } from './breached-password.js';
 import { slugCandidates } from './slug.js';
 import { ipSubject } from './password-check.js';
 import { LIMITS, reserve } from './rate-limit.js';
@@ -38,6 +39,7 @@ export async function signup(
   if (await deps.db.account.findUnique({ where: { emailNormalized }, select: { id: true } })) {
     throw emailTaken();
   }
+  await assertNotBreached(deps, input.password);
   const passwordHash = await hashPassword(input.password);
   const candidates = slugCandidates(email);
   for (let attempt = 0; attempt < 8; attempt++) {

@@ -14,11 +14,15 @@ import { decideSsoOutcome, type SsoFacts, type SsoRefusal } from './sso-outcome.
 import { createSsoAccount } from './sso-signup.js';
 import type { Intent } from './state.js';
 import { invalidateAccountView } from '../accounts/account-view.js';
+import { createMfaChallenge } from '../accounts/mfa-challenge.js';
+import { unauthenticated } from '../errors.js';
+import { recordProviderLinked } from './provider-linked.js';
 
 export type SsoOutcome =
   | { kind: 'signed-in'; signedIn: SignedIn }
   | { kind: 'linked' }
   | { kind: 'pending-link'; token: string }
+  | { kind: 'mfa-required'; token: string }
   | { kind: 'refused'; reason: SsoRefusal };
 
 interface SsoInput {
@@ -50,23 +54,33 @@ async function completeOnce(deps: DomainDeps, input: SsoInput, nextSlug: () => s
     case 'already-linked':
       return { kind: 'linked' };
     case 'link': {
-      const account = await deps.db.account.findUnique({ where: { id: decision.accountId }, select: { emailVerified: true } });
-      await deps.db.linkedIdentity.create({
-        data: {
-          accountId: decision.accountId,
-          provider: identity.provider,
-          providerUserId: identity.providerUserId,
-          email: identity.email,
-          linkedAt: deps.clock(),
-          // Proving the address later removes it (accounts/address-proof.ts).
-          linkedWhileUnverified: !account?.emailVerified,
-        },
+      const account = await deps.db.account.findUnique({ where: { id: decision.accountId }, select: { email: true, emailVerified: true } });
+      if (!account) throw unauthenticated();
+      await deps.db.$transaction(async (tx) => {
+        await tx.linkedIdentity.create({
+          data: {
+            accountId: decision.accountId,
+            provider: identity.provider,
+            providerUserId: identity.providerUserId,
+            email: identity.email,
+            linkedAt: deps.clock(),
+            // Proving the address later removes it (accounts/address-proof.ts).
+            linkedWhileUnverified: !account.emailVerified,
+          },
+        });
+        await recordProviderLinked(deps, tx, { accountId: decision.accountId, accountEmail: account.email, identity, client });
       });
+      deps.mailNotify();
       await invalidateAccountView(deps.cache, decision.accountId);
       return { kind: 'linked' };
     }
     case 'sign-in': {
       const row = linked!;
+      if (row.account.totpCredential?.enabledAt) {
+        // Two-step on: no session until the second step (APP_URL/mfa?token=…).
+        const { mfaToken } = await createMfaChallenge(deps, { accountId: row.account.id, method: identity.provider });
+        return { kind: 'mfa-required', token: mfaToken };
+      }
       const signedIn = await issueSignIn(deps, row.account, client, { method: identity.provider, secondStep: false }, async (tx) => {
         // Keeps the provider email shown in the settings current.
         if (row.email !== identity.email) await tx.linkedIdentity.update({ where: { id: row.id }, data: { email: identity.email } });
@@ -88,7 +102,11 @@ const identityWhere = (identity: ProviderIdentity) => ({
 async function lookUpFacts(deps: DomainDeps, { identity, intent, viewerAccountId }: SsoInput) {
   const linkedQuery = deps.db.linkedIdentity.findUnique({
     where: identityWhere(identity),
-    select: { id: true, email: true, account: { select: { id: true, email: true, emailVerified: true } } },
+    select: {
+      id: true,
+      email: true,
+      account: { select: { id: true, email: true, emailVerified: true, totpCredential: { select: { enabledAt: true } } } },
+    },
   });
   if (intent.kind === 'link') {
     const [linked, sameProvider] = await Promise.all([

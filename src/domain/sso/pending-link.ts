@@ -11,6 +11,7 @@ import { isUniqueViolation } from '../../infra/db/errors.js';
 import { AppError, badRequest, conflict } from '../errors.js';
 import { issueSignIn, type SignedIn } from '../sessions/sign-in.js';
 import type { ProviderIdentity, ProviderName } from './identity.js';
+import { createMfaChallenge, type MfaRequired } from '../accounts/mfa-challenge.js';
 
 export const PENDING_LINK_TTL_MS = 15 * 60_000;
 
@@ -55,7 +56,7 @@ export async function confirmLink(
   deps: DomainDeps,
   input: { token: string; password: string },
   client: ClientInfo,
-): Promise<SignedIn> {
+): Promise<SignedIn | MfaRequired> {
   if (!isWellFormedToken(input.token)) throw invalidLink();
   const link = await deps.db.pendingLink.findUnique({
     where: { tokenHash: hashToken(input.token) },
@@ -66,6 +67,7 @@ export async function confirmLink(
           email: true,
           emailVerified: true,
           passwordHash: true,
+          totpCredential: { select: { enabledAt: true } },
           knownNetworks: { where: { network: networkOf(client.ip) ?? '' }, select: { network: true }, take: 1 },
         },
       },
@@ -80,6 +82,11 @@ export async function confirmLink(
     client,
     wrongPassword,
   );
+  if (account.totpCredential?.enabledAt) {
+    // Two-step on: the identity is bound once the second step passes too (accounts/deferred-link.ts).
+    if (rehash) await deps.db.account.update({ where: { id: account.id }, data: { passwordHash: rehash } });
+    return createMfaChallenge(deps, { accountId: account.id, method: link.provider as ProviderName, pendingLinkId: link.id });
+  }
   try {
     return await issueSignIn(deps, account, client, { method: link.provider as ProviderName, secondStep: false }, async (tx) => {
       const now = deps.clock();

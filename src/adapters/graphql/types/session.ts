@@ -2,19 +2,50 @@
 import { login } from '../../../domain/accounts/login.js';
 import { logout, logoutAll, revokeOtherSession } from '../../../domain/sessions/management.js';
 import { MAX_SESSIONS } from '../../../domain/sessions/session.js';
+import { isMfaRequired, type MfaRequired } from '../../../domain/accounts/mfa-challenge.js';
+import type { SignedIn } from '../../../domain/sessions/sign-in.js';
 import { builder } from '../builder.js';
+import type { GraphQLContext } from '../context.js';
 import { AccountRef } from './account.js';
 
-export const AuthPayloadRef = builder
-  .objectRef<{ token: string; emailVerified: boolean; expiresAt: Date }>('AuthPayload')
-  .implement({
-    description: 'A new session. The token is the bearer credential; the session cookie is set too.',
-    fields: (t) => ({
-      token: t.exposeString('token'),
-      emailVerified: t.exposeBoolean('emailVerified'),
-      expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
+/** A sign-in's answer: a session, or (two-step sign-in on) the mfa_token of the second step. */
+export interface AuthPayload {
+  token: string | null;
+  emailVerified: boolean | null;
+  expiresAt: Date;
+  mfaRequired: boolean;
+  mfaToken: string | null;
+}
+
+// A resolver may also return the domain's SignedIn as it is (passkey sign-in does): no second step.
+export const AuthPayloadRef = builder.objectRef<AuthPayload | SignedIn>('AuthPayload').implement({
+  description:
+    'A sign-in\'s answer. Either a new session (token: the bearer credential; the session cookie is set too), or, when the ' +
+    'account has two-step sign-in on, mfaRequired with the mfaToken for verifyMfa and no session yet (token and emailVerified null).',
+  fields: (t) => ({
+    token: t.exposeString('token', { nullable: true, description: 'The session token; null when mfaRequired.' }),
+    emailVerified: t.exposeBoolean('emailVerified', { nullable: true, description: 'Null when mfaRequired.' }),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime', description: "The session's expiry, or the mfaToken's when mfaRequired." }),
+    mfaRequired: t.boolean({
+      description: 'True: no session yet; call verifyMfa with mfaToken and a code.',
+      resolve: (p) => 'mfaRequired' in p && p.mfaRequired,
     }),
-  });
+    mfaToken: t.string({
+      nullable: true,
+      description: 'Lives 5 minutes, works once.',
+      resolve: (p) => ('mfaToken' in p ? p.mfaToken : null),
+    }),
+  }),
+});
+
+/** Sets the cookie when a session was issued, and shapes either answer. */
+export function authAnswer(ctx: GraphQLContext, result: SignedIn | MfaRequired): AuthPayload {
+  if (isMfaRequired(result)) {
+    return { token: null, emailVerified: null, expiresAt: result.expiresAt, mfaRequired: true, mfaToken: result.mfaToken };
+  }
+  ctx.setSessionCookie(result.token, result.expiresAt);
+  return { token: result.token, emailVerified: result.emailVerified, expiresAt: result.expiresAt, mfaRequired: false, mfaToken: null };
+}
 
 builder.prismaObject('Session', {
   fields: (t) => ({
@@ -50,11 +81,7 @@ builder.mutationFields((t) => ({
   login: t.field({
     type: AuthPayloadRef,
     args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => {
-      const signedIn = await login(ctx.deps, args, ctx.client);
-      ctx.setSessionCookie(signedIn.token, signedIn.expiresAt);
-      return signedIn;
-    },
+    resolve: async (_root, args, ctx) => authAnswer(ctx, await login(ctx.deps, args, ctx.client)),
   }),
   revokeSession: t.boolean({
     authScopes: { signedIn: true },

@@ -3,7 +3,7 @@
 import { confirmLink } from '../../../domain/sso/pending-link.js';
 import { unlinkProvider } from '../../../domain/sso/unlink.js';
 import { builder } from '../builder.js';
-import { AuthPayloadRef } from './session.js';
+import { AuthPayloadRef, authAnswer } from './session.js';
 
 builder.mutationFields((t) => ({
   unlinkProvider: t.boolean({
@@ -17,12 +17,10 @@ builder.mutationFields((t) => ({
   }),
   confirmLink: t.field({
     type: AuthPayloadRef,
-    description: 'Binds a pending SSO identity to its account with the account password, and signs in (sets the cookie).',
+    description:
+      'Binds a pending SSO identity to its account with the account password, and signs in (sets the cookie); with two-step ' +
+      'sign-in on, answers mfaRequired instead and binds once verifyMfa passes.',
     args: { token: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => {
-      const signedIn = await confirmLink(ctx.deps, args, ctx.client);
-      ctx.setSessionCookie(signedIn.token, signedIn.expiresAt);
-      return signedIn;
-    },
+    resolve: async (_root, args, ctx) => authAnswer(ctx, await confirmLink(ctx.deps, args, ctx.client)),
   }),
 }));

@@ -38,7 +38,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
   };
 
   /** APP_URL plus a fixed path and our own query parameters: no open redirect. */
-  const toApp = (reply: FastifyReply, path: '/' | '/link-account', query: Record<string, string> = {}) => {
+  const toApp = (reply: FastifyReply, path: '/' | '/link-account' | '/mfa', query: Record<string, string> = {}) => {
     const qs = new URLSearchParams(query).toString();
     return reply
       .header('cache-control', 'no-store')
@@ -105,6 +105,9 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
         return toApp(reply, '/', { sso_linked: provider.name });
       case 'pending-link':
         return toApp(reply, '/link-account', { token: outcome.token });
+      case 'mfa-required':
+        // Two-step sign-in: no session until the code is given on APP_URL/mfa.
+        return toApp(reply, '/mfa', { token: outcome.token });
       case 'refused':
         return refuse(reply, provider.name, outcome.reason);
     }

@@ -6,10 +6,13 @@ import { route, signedIn, type RestRoute } from '../route.js';
 const AccountFields = graphql(`
   fragment AccountFields on Account {
     id email emailVerified slug plan linkedProviders { provider email linkedAt } lastLogin { at ip }
+    mfa { totp recoveryCodesLeft passkeys }
   }
 `);
 
-export const AuthPayloadFields = graphql('fragment AuthPayloadFields on AuthPayload { token emailVerified expiresAt }');
+export const AuthPayloadFields = graphql(
+  'fragment AuthPayloadFields on AuthPayload { token emailVerified expiresAt mfaRequired mfaToken }',
+);
 
 const meDocument = graphql('query { me { ...AccountFields } }', [AccountFields]);
 
@@ -24,13 +27,14 @@ export const accountJson = (a: ResultOf<typeof AccountFields>) => ({
   plan: a.plan,
   linked_providers: a.linkedProviders.map((p) => ({ provider: p.provider, email: p.email, linked_at: p.linkedAt })),
   last_login: a.lastLogin ? { at: a.lastLogin.at, ip: a.lastLogin.ip } : null,
+  mfa: { totp: a.mfa.totp, recovery_codes_left: a.mfa.recoveryCodesLeft, passkeys: a.mfa.passkeys },
 });
 
-export const authPayloadJson = (p: ResultOf<typeof AuthPayloadFields>) => ({
-  token: p.token,
-  email_verified: p.emailVerified,
-  expires_at: p.expiresAt,
-});
+/** A session, or (two-step sign-in on) only what the second step needs: API.md section 7. */
+export const authPayloadJson = (p: ResultOf<typeof AuthPayloadFields>) =>
+  p.mfaRequired
+    ? { mfa_required: true, mfa_token: p.mfaToken, expires_at: p.expiresAt }
+    : { token: p.token, email_verified: p.emailVerified, expires_at: p.expiresAt };
 
 export const accountRoutes: RestRoute[] = [
   route({

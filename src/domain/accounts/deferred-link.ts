@@ -1,0 +1,50 @@
+// Binding a pending SSO link (sso/pending-link.ts) to its account, in the transaction of the
+// sign-in it leads to. Kept here rather than with SSO because the second step of two-step
+// sign-in (mfa-challenge.ts) also completes it: an account with two-step on proves its password
+// to the link, and the identity is bound only once the second step has passed too.
+import type { Tx } from '../../infra/mail/outbox.js';
+import { providerLinked } from '../../infra/mail/templates.js';
+import { recordSecurityEvent } from '../activity/security-events.js';
+import type { ClientInfo, DomainDeps } from '../context.js';
+import { badRequest } from '../errors.js';
+
+export const invalidPendingLink = () => badRequest('This link is invalid or has expired. Sign in with the provider again.');
+
+/**
+ * Uses the pending link (single use under races: only the request that flips used_at goes on) and
+ * links its identity to the account. Throws invalidPendingLink when it is used or expired; a
+ * unique violation when the identity was linked meanwhile.
+ */
+export async function bindPendingLink(
+  deps: Pick<DomainDeps, 'outbox' | 'mailContext'>,
+  tx: Tx,
+  linkId: string,
+  account: { id: string; email: string; emailVerified: boolean },
+  client: ClientInfo,
+  now: Date,
+): Promise<void> {
+  const { count } = await tx.pendingLink.updateMany({
+    where: { id: linkId, accountId: account.id, usedAt: null, expiresAt: { gt: now } },
+    data: { usedAt: now },
+  });
+  if (count !== 1) throw invalidPendingLink();
+  const link = await tx.pendingLink.findUniqueOrThrow({
+    where: { id: linkId },
+    select: { provider: true, providerUserId: true, providerEmail: true },
+  });
+  await tx.linkedIdentity.create({
+    data: {
+      accountId: account.id,
+      provider: link.provider,
+      providerUserId: link.providerUserId,
+      email: link.providerEmail,
+      linkedAt: now,
+      // Proving the address later removes it (address-proof.ts).
+      linkedWhileUnverified: !account.emailVerified,
+    },
+  });
+  // As every link records it (sso/provider-linked.ts): the security event and the notice.
+  const { provider, providerEmail } = link;
+  await recordSecurityEvent(tx, { accountId: account.id, type: 'provider_linked', client, at: now, detail: { provider, email: providerEmail } });
+  await deps.outbox.enqueue(tx, account.email, providerLinked(deps.mailContext, { at: now, provider, providerEmail }), account.id);
+}

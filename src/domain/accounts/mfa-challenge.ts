@@ -1,0 +1,127 @@
+// Two-step sign-in (API.md section 7). A first step that succeeds (password, SSO, a confirmed
+// pending link) on an account with TOTP on issues no session: it leaves a challenge, whose
+// mfa_token (random, only its SHA-256 stored) lives 5 minutes and works once. POST
+// /auth/mfa/verify then takes the token and a code and issues the session exactly like a
+// login. Each attempt is counted before the code is checked, twice: on the token (past 5 it is
+// void: 429) and against the account's sign-in limits (password-check.ts).
+import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
+import type { Db } from '../../infra/db/client.js';
+import { isUniqueViolation } from '../../infra/db/errors.js';
+import type { Tx } from '../../infra/mail/outbox.js';
+import { recordSecurityEventQuietly } from '../activity/security-events.js';
+import type { ClientInfo, DomainDeps } from '../context.js';
+import { badRequest, conflict, rateLimited } from '../errors.js';
+import { networkOf } from '../network.js';
+import { issueSignIn, type SignInMethod, type SignedIn } from '../sessions/sign-in.js';
+import { bindPendingLink } from './deferred-link.js';
+import { underSignInLimits } from './password-check.js';
+import { readSecondStepCode, useSecondStepCode, wrongCodeAtSignIn } from './second-step.js';
+
+export const MFA_TOKEN_TTL_MS = 5 * 60_000;
+/** Codes tried per mfa_token; the next attempt finds it void. */
+export const MFA_TOKEN_MAX_ATTEMPTS = 5;
+
+/** The answer of a first step on an account with two-step on: no session yet. */
+export interface MfaRequired {
+  mfaRequired: true;
+  mfaToken: string;
+  expiresAt: Date;
+}
+
+export const isMfaRequired = (v: SignedIn | MfaRequired): v is MfaRequired => 'mfaRequired' in v;
+
+const invalidMfaToken = () => badRequest('This sign-in attempt is invalid, expired or already used. Sign in again.');
+
+/** Whether a first step on the account must be followed by a second. */
+export async function twoStepEnabled(db: Db | Tx, accountId: string): Promise<boolean> {
+  const row = await db.totpCredential.findUnique({ where: { accountId }, select: { enabledAt: true } });
+  return row?.enabledAt != null;
+}
+
+export async function createMfaChallenge(
+  deps: Pick<DomainDeps, 'db' | 'clock'>,
+  input: { accountId: string; method: Exclude<SignInMethod, 'passkey'>; pendingLinkId?: string },
+): Promise<MfaRequired> {
+  const token = generateToken();
+  const now = deps.clock();
+  const expiresAt = new Date(now.getTime() + MFA_TOKEN_TTL_MS);
+  await deps.db.mfaChallenge.create({
+    data: {
+      accountId: input.accountId,
+      tokenHash: hashToken(token),
+      method: input.method,
+      pendingLinkId: input.pendingLinkId ?? null,
+      createdAt: now,
+      expiresAt,
+    },
+  });
+  return { mfaRequired: true, mfaToken: token, expiresAt };
+}
+
+/** Thrown inside the sign-in transaction when the code was spent meanwhile: rolls it back. */
+class SpentCode extends Error {}
+
+export async function verifyMfa(deps: DomainDeps, input: { mfaToken: string; code: string }, client: ClientInfo): Promise<SignedIn> {
+  if (!isWellFormedToken(input.mfaToken)) throw invalidMfaToken();
+  const now = deps.clock();
+  // Counted on the token before anything is checked: the 6th attempt finds it void.
+  const [challenge] = await deps.db.$queryRaw<{ id: string; account_id: string; method: string; pending_link_id: string | null; failures: number; expires_at: Date }[]>`
+    UPDATE mfa_challenges SET failures = failures + 1
+    WHERE token_hash = ${hashToken(input.mfaToken)} AND used_at IS NULL AND expires_at > ${now}
+    RETURNING id, account_id, method, pending_link_id, failures, expires_at`;
+  if (!challenge) throw invalidMfaToken();
+  if (challenge.failures > MFA_TOKEN_MAX_ATTEMPTS) {
+    throw rateLimited(Math.max(1, Math.ceil((challenge.expires_at.getTime() - now.getTime()) / 1000)), 'Too many wrong codes. Sign in again.');
+  }
+  const account = await deps.db.account.findUnique({
+    where: { id: challenge.account_id },
+    select: {
+      id: true,
+      email: true,
+      emailNormalized: true,
+      emailVerified: true,
+      knownNetworks: { where: { network: networkOf(client.ip) ?? '' }, select: { network: true }, take: 1 },
+      totpCredential: { select: { secret: true, enabledAt: true } },
+    },
+  });
+  if (!account) throw invalidMfaToken();
+  const code = readSecondStepCode(deps.cipher, account.totpCredential, input.code, now);
+  const subject = { emailKey: account.emailNormalized, knownNetwork: account.knownNetworks.length > 0 };
+  const method = challenge.method as SignInMethod;
+  let failed = false;
+  try {
+    return await underSignInLimits(
+      deps,
+      subject,
+      client,
+      async () => {
+        if (!code) {
+          failed = true;
+          return null;
+        }
+        try {
+          return await issueSignIn(deps, account, client, { method, secondStep: true }, async (tx) => {
+            const { count } = await tx.mfaChallenge.updateMany({
+              where: { id: challenge.id, usedAt: null, expiresAt: { gt: now } },
+              data: { usedAt: now },
+            });
+            if (count !== 1) throw invalidMfaToken();
+            if (!(await useSecondStepCode(tx, account.id, code, now))) throw new SpentCode();
+            if (challenge.pending_link_id) await bindPendingLink(deps, tx, challenge.pending_link_id, account, client, now);
+          });
+        } catch (err) {
+          if (!(err instanceof SpentCode)) throw err;
+          failed = true; // a replayed code is a wrong code
+          return null;
+        }
+      },
+      wrongCodeAtSignIn,
+    );
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict('This identity or provider has been linked meanwhile; nothing was changed.');
+    if (failed) {
+      await recordSecurityEventQuietly(deps, { accountId: account.id, type: 'mfa_failed', client, at: now, detail: { method } });
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,139 @@
+// Turning two-step sign-in on and off (API.md section 7). Setup makes a new TOTP key, stored
+// sealed (AES-256-GCM) and pending for 10 minutes; a code from the authenticator confirms it,
+// turns two-step on and answers ten recovery codes, once. Turning it off needs the password and
+// a code (TOTP or recovery); new recovery codes need the password. The notices mfa-enabled and
+// mfa-disabled (API.md section 10) commit with the change.
+import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
+import { badRequest, conflict, unauthenticated } from '../errors.js';
+import { mfaDisabled, mfaEnabled } from '../../infra/mail/templates.js';
+import { recordSecurityEvent } from '../activity/security-events.js';
+import { networkOf } from '../network.js';
+import { invalidateAccountView } from './account-view.js';
+import { confirmPassword } from './password-confirmation.js';
+import { underSignInLimits } from './password-check.js';
+import { replaceRecoveryCodes } from './recovery-codes.js';
+import { openTotpKey, readSecondStepCode, useSecondStepCode, wrongCode } from './second-step.js';
+import { describeTotpKey, matchTotpStep, newTotpKey, totpSecretText, type TotpEnrolment } from './totp.js';
+
+export const TOTP_SETUP_TTL_MS = 10 * 60_000;
+
+const alreadyOn = () => conflict('Two-step sign-in is already on. Turn it off before setting up another authenticator.');
+const notOn = () => badRequest('Two-step sign-in is not on.');
+const noPendingSetup = () => badRequest('No two-step setup is pending. Start the setup again.');
+
+export async function setupTotp(
+  deps: DomainDeps,
+  viewer: Viewer,
+  input: { currentPassword?: string | null },
+  client: ClientInfo,
+): Promise<TotpEnrolment> {
+  const account = await deps.db.account.findUnique({
+    where: { id: viewer.accountId },
+    select: { email: true, passwordHash: true, totpCredential: { select: { enabledAt: true } } },
+  });
+  if (!account) throw unauthenticated();
+  // An account without a password (SSO only) has nothing to ask for.
+  if (account.passwordHash) await confirmPassword(deps, viewer.accountId, input.currentPassword ?? '', client);
+  if (account.totpCredential?.enabledAt) throw alreadyOn();
+  const key = newTotpKey();
+  const now = deps.clock();
+  const secret = deps.cipher.seal(totpSecretText(key));
+  const pendingUntil = new Date(now.getTime() + TOTP_SETUP_TTL_MS);
+  // A new setup replaces a pending one, never an enabled one (the WHERE of the conflict update).
+  const written = await deps.db.$executeRaw`
+    INSERT INTO totp_credentials (account_id, secret, pending_until, created_at) VALUES (${viewer.accountId}, ${secret}, ${pendingUntil}, ${now})
+    ON CONFLICT (account_id) DO UPDATE SET secret = EXCLUDED.secret, pending_until = EXCLUDED.pending_until,
+      last_used_step = NULL, created_at = EXCLUDED.created_at
+    WHERE totp_credentials.enabled_at IS NULL`;
+  if (written !== 1) throw alreadyOn();
+  return describeTotpKey(key, deps.mailContext.serviceName, account.email);
+}
+
+export async function confirmTotp(deps: DomainDeps, viewer: Viewer, code: string, client: ClientInfo): Promise<string[]> {
+  const now = deps.clock();
+  const pending = await deps.db.totpCredential.findUnique({
+    where: { accountId: viewer.accountId },
+    select: { secret: true, enabledAt: true, pendingUntil: true, account: { select: { email: true } } },
+  });
+  if (!pending || pending.enabledAt || !pending.pendingUntil || pending.pendingUntil <= now) throw noPendingSetup();
+  const step = matchTotpStep(openTotpKey(deps.cipher, pending.secret), code.replace(/\s/g, ''), now);
+  if (step === null) throw wrongCode();
+  const codes = await deps.db.$transaction(async (tx) => {
+    // The confirming code counts as used: it cannot sign in a second time.
+    const { count } = await tx.totpCredential.updateMany({
+      where: { accountId: viewer.accountId, enabledAt: null, pendingUntil: { gt: now }, secret: pending.secret },
+      data: { enabledAt: now, pendingUntil: null, lastUsedStep: step },
+    });
+    if (count !== 1) throw noPendingSetup();
+    const recoveryCodes = await replaceRecoveryCodes(tx, viewer.accountId, now);
+    await recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'mfa_enabled', client, at: now, detail: { method: 'totp' } });
+    await deps.outbox.enqueue(tx, pending.account.email, mfaEnabled(deps.mailContext, { at: now }), viewer.accountId);
+    return recoveryCodes;
+  });
+  deps.mailNotify();
+  await invalidateAccountView(deps.cache, viewer.accountId);
+  return codes;
+}
+
+export async function disableTotp(
+  deps: DomainDeps,
+  viewer: Viewer,
+  input: { currentPassword: string; code: string },
+  client: ClientInfo,
+): Promise<void> {
+  const account = await confirmPassword(deps, viewer.accountId, input.currentPassword, client);
+  const now = deps.clock();
+  const totp = await deps.db.totpCredential.findUnique({ where: { accountId: viewer.accountId }, select: { secret: true, enabledAt: true } });
+  if (!totp?.enabledAt) throw notOn();
+  const known = await deps.db.knownNetwork.count({ where: { accountId: viewer.accountId, network: networkOf(client.ip) ?? '' } });
+  const code = readSecondStepCode(deps.cipher, totp, input.code, now);
+  // The code is guessed under the sign-in limits too: a stolen session and password must not
+  // be able to try codes until one passes.
+  await underSignInLimits(
+    deps,
+    { emailKey: account.emailNormalized, knownNetwork: known > 0 },
+    client,
+    async () => {
+      if (!code) return null;
+      return deps.db
+        .$transaction(async (tx) => {
+          if (!(await useSecondStepCode(tx, viewer.accountId, code, now))) throw new SpentCode();
+          await tx.totpCredential.delete({ where: { accountId: viewer.accountId } });
+          await tx.recoveryCode.deleteMany({ where: { accountId: viewer.accountId } });
+          await tx.mfaChallenge.deleteMany({ where: { accountId: viewer.accountId } });
+          await recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'mfa_disabled', client, at: now, detail: { method: 'totp' } });
+          await deps.outbox.enqueue(tx, account.email, mfaDisabled(deps.mailContext, { at: now }), viewer.accountId);
+          return true;
+        })
+        .catch((err: unknown) => {
+          if (err instanceof SpentCode) return null;
+          throw err;
+        });
+    },
+    wrongCode,
+  );
+  deps.mailNotify();
+  await invalidateAccountView(deps.cache, viewer.accountId);
+}
+
+export async function regenerateRecoveryCodes(
+  deps: DomainDeps,
+  viewer: Viewer,
+  currentPassword: string,
+  client: ClientInfo,
+): Promise<string[]> {
+  await confirmPassword(deps, viewer.accountId, currentPassword, client);
+  const now = deps.clock();
+  const codes = await deps.db.$transaction(async (tx) => {
+    const totp = await tx.totpCredential.findUnique({ where: { accountId: viewer.accountId }, select: { enabledAt: true } });
+    if (!totp?.enabledAt) throw notOn();
+    const recoveryCodes = await replaceRecoveryCodes(tx, viewer.accountId, now);
+    await recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'recovery_codes_regenerated', client, at: now });
+    return recoveryCodes;
+  });
+  await invalidateAccountView(deps.cache, viewer.accountId);
+  return codes;
+}
+
+/** Thrown inside a transaction to roll it back when the code was spent meanwhile. */
+class SpentCode extends Error {}

@@ -1,0 +1,48 @@
+// The second step's code, wherever it is asked (sign-in, turning two-step off): a 6-digit TOTP
+// code or a recovery code. Reading it checks it against the secret without changing anything;
+// using it, in the caller's transaction, makes it work once: a TOTP code only when its step is
+// later than the last one used (one conditional UPDATE, so two requests with one code cannot
+// both pass), a recovery code only while unused.
+import type { Cipher } from '../../infra/crypto/cipher.js';
+import type { Tx } from '../../infra/mail/outbox.js';
+import { AppError, badRequest } from '../errors.js';
+import { normalizeRecoveryCode, useRecoveryCode } from './recovery-codes.js';
+import { matchTotpStep } from './totp.js';
+import { decodeBase32IgnorePadding } from '@oslojs/encoding';
+
+export type SecondStepCode = { kind: 'totp'; step: bigint } | { kind: 'recovery'; normalized: string };
+
+export const wrongCodeAtSignIn = () => new AppError('UNAUTHENTICATED', 'Incorrect code.');
+export const wrongCode = () => badRequest('Incorrect code.');
+
+/** The TOTP key from its sealed base32 text. */
+export function openTotpKey(cipher: Cipher, sealed: string): Uint8Array {
+  return decodeBase32IgnorePadding(cipher.open(sealed));
+}
+
+/** What `code` is, if it can pass: a TOTP code of a step within the skew, or a well-formed recovery code. */
+export function readSecondStepCode(
+  cipher: Cipher,
+  totp: { secret: string; enabledAt: Date | null } | null,
+  code: string,
+  now: Date,
+): SecondStepCode | null {
+  const compact = code.replace(/\s/g, '');
+  if (/^\d{6}$/.test(compact)) {
+    if (!totp?.enabledAt) return null;
+    const step = matchTotpStep(openTotpKey(cipher, totp.secret), compact, now);
+    return step === null ? null : { kind: 'totp', step };
+  }
+  const normalized = normalizeRecoveryCode(code);
+  return normalized ? { kind: 'recovery', normalized } : null;
+}
+
+/** Uses the code once, in `tx`; false when it was used already (a replay) or two-step is off. */
+export async function useSecondStepCode(tx: Tx, accountId: string, code: SecondStepCode, now: Date): Promise<boolean> {
+  if (code.kind === 'recovery') return useRecoveryCode(tx, accountId, code.normalized, now);
+  const { count } = await tx.totpCredential.updateMany({
+    where: { accountId, enabledAt: { not: null }, OR: [{ lastUsedStep: null }, { lastUsedStep: { lt: code.step } }] },
+    data: { lastUsedStep: code.step },
+  });
+  return count === 1;
+}
