@@ -21,6 +21,11 @@ export interface Cache {
   del(...keys: string[]): Promise<void>;
   /** Fixed-window counter: increments and returns the count and the window's remaining time. */
   hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }>;
+  /**
+   * Takes back one hit() of a counter whose window is still open (never below zero, never creates
+   * one, keeps the window): an attempt counted before it was checked, refunded once it succeeded.
+   */
+  unhit(key: string): Promise<void>;
   /** Reads a counter made by hit() without changing it; null when its window is over. */
   peek(key: string): Promise<{ count: number; resetMs: number } | null>;
   /**

@@ -91,6 +91,11 @@ export class MemoryCache implements Cache {
     return { count, resetMs: e.expiresAt - this.now() };
   }
 
+  async unhit(key: string): Promise<void> {
+    const e = this.live(key);
+    if (e && Number(e.value) > 0) e.value = String(Number(e.value) - 1);
+  }
+
   async peek(key: string): Promise<{ count: number; resetMs: number } | null> {
     const e = this.live(key);
     return e ? { count: Number(e.value), resetMs: e.expiresAt - this.now() } : null;

@@ -12,6 +12,12 @@ if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local t = redis.call('PTTL', KEYS[1])
 return {c, t}`;
 
+// A refund: one less, only while the window is open and above zero (the key keeps its expiry).
+const UNHIT_SCRIPT = `
+local v = tonumber(redis.call('GET', KEYS[1]) or '0')
+if v > 0 then redis.call('DECR', KEYS[1]) end
+return 0`;
+
 // A counter and its remaining window in one command (MULTI GET PTTL EXEC would be four).
 const PEEK_SCRIPT = `
 local v = redis.call('GET', KEYS[1])
@@ -55,6 +61,7 @@ interface Scripts {
   bumpVersion(versionKey: string, ttlMs: string): Promise<number>;
   hitCounter(key: string, windowMs: string): Promise<[number, number]>;
   peekCounter(key: string): Promise<[string, number] | null>;
+  unhitCounter(key: string): Promise<number>;
   setUnless(key: string, value: string, ttlMs: string, unless: string): Promise<number>;
 }
 type Client = (Redis | Cluster) & Scripts;
@@ -150,6 +157,7 @@ export class RedisCache implements Cache {
     client.defineCommand('bumpVersion', { numberOfKeys: 1, lua: BUMP_SCRIPT });
     client.defineCommand('hitCounter', { numberOfKeys: 1, lua: HIT_SCRIPT });
     client.defineCommand('peekCounter', { numberOfKeys: 1, lua: PEEK_SCRIPT });
+    client.defineCommand('unhitCounter', { numberOfKeys: 1, lua: UNHIT_SCRIPT });
     client.defineCommand('setUnless', { numberOfKeys: 1, lua: SET_UNLESS_SCRIPT });
     // Start-up fails (naming the variable, deps.ts) rather than waiting: a Sentinel client would
     // otherwise keep asking unreachable sentinels without ever rejecting.
@@ -226,6 +234,10 @@ export class RedisCache implements Cache {
   async hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }> {
     const [count, ttl] = await this.client.hitCounter(key, String(windowMs));
     return { count, resetMs: ttl > 0 ? ttl : windowMs };
+  }
+
+  async unhit(key: string): Promise<void> {
+    await this.client.unhitCounter(key);
   }
 
   async peek(key: string): Promise<{ count: number; resetMs: number } | null> {
