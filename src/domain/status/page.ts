@@ -1,5 +1,5 @@
 // The human face of /status: a static page (no scripts) with the verdict, checked_at, one row per
-// component with a green "ok" or red "down" marker and the probe's latency, then each component's
+// component with a green "ok" or red "down" marker (the probe's latency under it), then each component's
 // uptimes (24 h, 7, 30, 90 days) and a 90-day strip drawn as inline SVG (one bar per UTC day,
 // oldest on the left, each with a <title> naming the day, its uptime and its checks). Sized for a
 // phone first: the strip scales to the width of the page.
@@ -21,7 +21,7 @@ th,td{text-align:left;padding:.625rem .5rem;border-bottom:1px solid #d1d9e0;vert
 th{font-size:.75rem;text-transform:uppercase;letter-spacing:.04em;color:#59636e}
 tr:last-child td{border-bottom:0}
 td.detail{word-break:break-word;color:#59636e;font-size:.9rem}
-td.latency{white-space:nowrap;font-variant-numeric:tabular-nums;color:#59636e;font-size:.9rem}
+.latency{display:block;margin-top:.25rem;white-space:nowrap;font-variant-numeric:tabular-nums;color:#59636e;font-size:.8rem;text-align:center;min-width:3.25rem;width:max-content}
 .marker{display:inline-block;min-width:3.25rem;text-align:center;padding:.125rem .5rem;border-radius:1rem;color:#fff;font-weight:600}
 .marker.ok{background:#1a7f37}.marker.down{background:#cf222e}
 .component{background:#fff;border-radius:.5rem;padding:.75rem;margin:0 0 .75rem}
@@ -110,8 +110,8 @@ export function renderStatusPage(rollup: Rollup, serviceName: string, history: H
     .map(
       (c) =>
         `<tr data-component="${escapeHtml(c.name)}"><td class="name">${escapeHtml(c.name)}</td>` +
-        `<td><span class="marker ${c.ok ? 'ok' : 'down'}">${c.ok ? 'ok' : 'down'}</span></td>` +
-        `<td class="latency">${typeof c.latency_ms === 'number' ? `${c.latency_ms} ms` : '—'}</td>` +
+        `<td><span class="marker ${c.ok ? 'ok' : 'down'}">${c.ok ? 'ok' : 'down'}</span>` +
+        `<span class="latency" title="probe latency">${typeof c.latency_ms === 'number' ? `${c.latency_ms} ms` : '—'}</span></td>` +
         `<td class="detail">${escapeHtml(c.detail)}</td></tr>`,
     )
     .join('');
@@ -123,7 +123,7 @@ export function renderStatusPage(rollup: Rollup, serviceName: string, history: H
     `<body><main><h1>${name} status</h1>` +
     `<p class="verdict ${rollup.status}" data-status="${rollup.status}">${verdict}</p>` +
     `<p class="checked">Checked at <time datetime="${rollup.checked_at}">${rollup.checked_at}</time></p>` +
-    `<table><thead><tr><th scope="col">Component</th><th scope="col">Status</th><th scope="col">Latency</th><th scope="col">Detail</th></tr></thead>` +
+    `<table><thead><tr><th scope="col">Component</th><th scope="col">Status</th><th scope="col">Detail</th></tr></thead>` +
     `<tbody>${rows}</tbody></table>${historySection(history)}</main></body></html>`
   );
 }

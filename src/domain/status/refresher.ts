@@ -15,6 +15,8 @@ export const LEASE_KEY_PREFIX = 'status:refresh:lease:';
 const LEASE_TTL_MS = 2 * REFRESH_INTERVAL_MS;
 /** Wake a little after the boundary, so the previous window's roll-up has expired. */
 const TICK_SLACK_MS = 5;
+/** Longer than a refresh (2 s probes, 1 s history write): shutdown never waits on a hung database. */
+const STOP_WAIT_MS = 5_000;
 
 /** The window (0, 1, 2, … since the epoch) a time falls in. */
 export const windowOf = (ms: number): number => Math.floor(ms / REFRESH_INTERVAL_MS);
@@ -49,14 +51,16 @@ export class StatusRefresher {
     return this;
   }
 
-  /** Stops the timer and waits for a tick in progress (at most one bounded refresh). */
+  /** Stops the timer and waits for a tick in progress (one bounded refresh), at most STOP_WAIT_MS. */
   async stop(): Promise<void> {
     this.active = false;
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.wake?.();
-    await this.running;
+    let bound: NodeJS.Timeout | undefined;
+    await Promise.race([this.running, new Promise<void>((resolve) => (bound = setTimeout(resolve, STOP_WAIT_MS)))]);
+    clearTimeout(bound);
   }
 
   private schedule(): void {

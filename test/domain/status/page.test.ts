@@ -174,3 +174,22 @@ test('history: uptimes and a 90-day strip per component, as inline SVG, readable
   assert.deepEqual(api!.uptimes, { '24h': '100.00%', '7d': '100.00%', '30d': '100.00%', '90d': '100.00%' });
   assert.deepEqual(edge!.fills.slice(88), [none, full]);
 });
+
+test('degraded with a connection error: the long detail wraps, nothing overflows at 360 px (screenshot)', async () => {
+  await f.reset();
+  await f.api.set('refuse');
+  const context = await browser().newContext({ viewport: { width: 360, height: 780 }, deviceScaleFactor: 2, isMobile: true });
+  const page = await context.newPage();
+  const response = await page.goto(`http://${ZONE}:${new URL(f.s.url).port}/status`);
+  assert.equal(response?.status(), 503);
+  const info = await page.evaluate(() => ({
+    detail: document.querySelector('tr[data-component="api"] .detail')?.textContent ?? '',
+    latency: document.querySelector('tr[data-component="edge"] .latency')?.textContent ?? '',
+    overflow: document.documentElement.scrollWidth > window.innerWidth,
+  }));
+  await page.screenshot({ path: new URL('status-degraded-360.png', ARTIFACTS).pathname, fullPage: true });
+  await context.close();
+  assert.match(info.detail, /ECONNREFUSED 127\.0\.0\.1:\d+/);
+  assert.equal(info.latency, '—', 'edge has no latency');
+  assert.equal(info.overflow, false);
+});
