@@ -4,9 +4,15 @@
 // one instance with the injected clock, with real timers (start/stop), and with two instances
 // sharing Redis.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { REFRESH_INTERVAL_MS, StatusRefresher } from '../../../src/domain/status/refresher.js';
 import { needs } from '../../support/backends.js';
+import { FakeUpstream } from '../../support/fake-upstream.js';
+import { request } from '../../support/http.js';
 import { startTestServer, type Server, type TestServer } from '../../support/server.js';
 import { midnightOf, moveClockTo, statusCount, useStatusFixture, ZONE } from '../../support/status.js';
 
@@ -171,3 +177,36 @@ test(
     }
   },
 );
+
+test('npm start runs the refresher: history without any request, and SIGTERM stops it with a clean exit', async () => {
+  const broker = await FakeUpstream.start();
+  const dataDir = mkdtempSync(join(tmpdir(), 'status-refresher-main-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ZONE, BROKER_HEALTH_URL: broker.url },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    await waitFor(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(out), 60_000);
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+    assert.ok(url, `listening:\n${out}`);
+    // No request at all: the refresher probes at the next 10 s boundary.
+    await waitFor(() => broker.hits >= 1, 12_000);
+    assert.ok(broker.hits >= 1, 'the broker was probed without any request');
+    const history = await request(url, '/status/history', { host: ZONE });
+    assert.equal(history.status, 200);
+    const today = history.json.components[0].days[89];
+    assert.ok(today.checks >= 1 && today.failures === 0, `recorded: ${JSON.stringify(today)}`);
+    const stopping = Date.now();
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, out);
+    assert.ok(Date.now() - stopping < 8_000, 'stopped well before the 10 s force exit');
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await broker.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
