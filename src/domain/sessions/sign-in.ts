@@ -49,7 +49,8 @@ async function writeSignIn(
     ip: string;
     network: string | null;
     now: Date;
-    alert: { id: string; to: string; email: RenderedEmail };
+    /** Sealed like every outbox body (infra/mail/outbox.ts); written only when the network is new. */
+    alert: { id: string; to: string; kind: string; subject: string; textBody: string; htmlBody: string };
   },
 ): Promise<{ newNetwork: boolean; evicted: string[] }> {
   const { accountId, session, how, ip, network, now, alert } = row;
@@ -76,7 +77,7 @@ async function writeSignIn(
     ), m AS (
       -- The outbox runs on the database's clock, like every other enqueued email.
       INSERT INTO outbox_emails (id, account_id, kind, to_address, subject, text_body, html_body, next_attempt_at, created_at)
-      SELECT ${alert.id}, ${accountId}, ${alert.email.kind}, ${alert.to}, ${alert.email.subject}, ${alert.email.text}, ${alert.email.html}, now(), now()
+      SELECT ${alert.id}, ${accountId}, ${alert.kind}, ${alert.to}, ${alert.subject}, ${alert.textBody}, ${alert.htmlBody}, now(), now()
       FROM n
     ), v AS (
       -- The security activity (activity/security-events.ts) records the sign-in with it.
@@ -87,6 +88,10 @@ async function writeSignIn(
     )
     SELECT EXISTS (SELECT 1 FROM n) AS new_network, ARRAY(SELECT token_hash FROM e) AS evicted`;
   return { newNetwork: result[0]?.new_network === true, evicted: result[0]?.evicted ?? [] };
+}
+
+function sealedAlert(deps: Pick<DomainDeps, 'outbox'>, to: string, email: RenderedEmail) {
+  return { id: randomUUID(), to, kind: email.kind, subject: email.subject, ...deps.outbox.seal(email) };
 }
 
 export async function issueSignIn(
@@ -108,7 +113,7 @@ export async function issueSignIn(
     ip,
     network: networkOf(client.ip),
     now,
-    alert: { id: randomUUID(), to: account.email, email: loginAlert(deps.mailContext, { at: now, ip, userAgent: client.userAgent }) },
+    alert: sealedAlert(deps, account.email, loginAlert(deps.mailContext, { at: now, ip, userAgent: client.userAgent })),
   };
   const { newNetwork, evicted } = extra
     ? await deps.db.$transaction(async (tx) => {

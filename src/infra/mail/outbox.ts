@@ -10,10 +10,13 @@ export type Tx = Prisma.TransactionClient;
 
 export interface Outbox {
   enqueue(tx: Tx, to: string, email: RenderedEmail, accountId: string | null, linkExpiresAt?: Date): Promise<void>;
+  /** The bodies as enqueue stores them, for a statement that writes the row itself (sign-in). */
+  seal(email: RenderedEmail): { textBody: string; htmlBody: string };
 }
 
 export function createOutbox(cipher: Cipher): Outbox {
   return {
+    seal: (email) => ({ textBody: cipher.seal(email.text), htmlBody: cipher.seal(email.html) }),
     async enqueue(tx, to, email, accountId, linkExpiresAt) {
       await tx.outboxEmail.create({
         data: {

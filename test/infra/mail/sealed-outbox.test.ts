@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { signup } from '../../support/accounts.js';
+import { login, signup } from '../../support/accounts.js';
 import { startTestServer, useServer } from '../../support/server.js';
 
 const s = useServer();
@@ -27,6 +27,25 @@ test('outbox rows hold sealed bodies: the link token never rests in clear', asyn
     const mail = await s.smtp.waitFor(a.email, 'verify-email');
     assert.match(mail.token ?? '', /^[a-z2-7]{32}$/);
     assert.ok(opened.includes(mail.token!), 'the delivered link is the sealed one');
+  } finally {
+    s.smtp.failing = false;
+  }
+});
+
+test('every body rests sealed, the new-network alert written by the sign-in statement too', async () => {
+  s.smtp.failing = true;
+  try {
+    const a = await signup(s);
+    // Sign-up remembers its network; forgetting it makes the next sign-in come from a new one.
+    await s.deps.db.knownNetwork.deleteMany({ where: { accountId: a.id } });
+    await login(s, a);
+    const row = await s.deps.db.outboxEmail.findFirstOrThrow({ where: { accountId: a.id, kind: 'login-alert' } });
+    assert.match(row.textBody, /^enc:v1:[A-Za-z0-9+/=]+$/);
+    assert.match(row.htmlBody, /^enc:v1:[A-Za-z0-9+/=]+$/);
+    assert.match(s.deps.cipher.open(row.textBody), /signed in from a network we have not seen before/);
+    s.smtp.failing = false;
+    const mail = await s.smtp.waitFor(a.email, 'login-alert');
+    assert.match(mail.raw, /signed in from a network/);
   } finally {
     s.smtp.failing = false;
   }
