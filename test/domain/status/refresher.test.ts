@@ -190,7 +190,7 @@ test('npm start runs the refresher: history without any request, and SIGTERM sto
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
-    await waitFor(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(out), 60_000);
+    await waitFor(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(out) || child.exitCode !== null, 60_000);
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
     assert.ok(url, `listening:\n${out}`);
     // No request at all: the refresher probes at the next 10 s boundary.
