@@ -99,6 +99,9 @@ export async function screenshots(page: Page, name: string): Promise<void> {
 
 /** axe plus both screenshots: what every page of the walk-through gets. */
 export async function checkPage(page: Page, name: string): Promise<void> {
+  const t0 = Date.now();
   await assertAccessible(page, name);
+  const t1 = Date.now();
   await screenshots(page, name);
+  if (process.env.CONSOLE_TIMING) console.log(`${name}: axe ${t1 - t0} ms, screenshots ${Date.now() - t1} ms`);
 }

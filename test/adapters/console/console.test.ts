@@ -9,6 +9,7 @@ import { useFixture } from '../../support/fixture.js';
 import { fakeUser } from '../../support/sso-browser.js';
 import { useFakeProviders } from '../../support/fake-providers.js';
 import { freePort } from '../../support/programs.js';
+import { freshCode } from '../../support/totp.js';
 import { uniqueEmail, useServer } from '../../support/server.js';
 import { assertClean, checkPage, needsChromium, newContext, screenshots, useBrowser } from './browser.js';
 
@@ -42,17 +43,26 @@ const url = (path: string) => `${s.url}${path}`;
 const page = (): Page => ctx().page;
 const main = () => page().locator('main');
 
+async function signOut(p: Page): Promise<void> {
+  await p.getByRole('button', { name: 'Sign out', exact: true }).click();
+  await p.waitForURL(url('/sign-in'));
+  await p.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+}
+
 async function signIn(p: Page, email: string, password: string): Promise<void> {
   await p.goto(url('/sign-in'));
-  await p.getByLabel('Email').fill(email);
-  await p.getByLabel('Password').fill(password);
+  await p.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+  await p.getByLabel('Email', { exact: true }).fill(email);
+  await p.getByLabel('Password', { exact: true }).fill(password);
   await p.getByRole('button', { name: 'Sign in', exact: true }).click();
   await p.waitForURL(url('/account'));
 }
 
 test('signed out, / opens the sign-in page: password form, Google and GitHub buttons (enabled here), links', needsChromium(), async () => {
+  const t0 = Date.now();
   await page().goto(url('/'));
   await page().waitForURL(url('/sign-in'));
+  if (process.env.CONSOLE_TIMING) console.log(`first load ${Date.now() - t0} ms`);
   await assert.doesNotReject(page().getByRole('heading', { level: 1, name: 'Sign in' }).waitFor());
   assert.equal(await page().getByRole('link', { name: 'Sign in with Google' }).getAttribute('href'), '/auth/oauth/google/start');
   assert.equal(await page().getByRole('link', { name: 'Sign in with GitHub' }).getAttribute('href'), '/auth/oauth/github/start');
@@ -85,11 +95,11 @@ test('the shell is strict: same-origin script and stylesheet, no inline code, a 
 
 test('sign up: signed in at once, the unverified banner shows; Resend sends a link, then the limit is explained kindly', needsChromium(), async () => {
   await page().goto(url('/sign-up'));
-  await page().getByLabel('Email').fill(person.email);
-  await page().getByLabel('Password').fill('short');
+  await page().getByLabel('Email', { exact: true }).fill(person.email);
+  await page().getByLabel('Password', { exact: true }).fill('short');
   await page().getByRole('button', { name: 'Create account' }).click();
   await assert.doesNotReject(main().getByText('The password needs at least 8 characters.').waitFor());
-  await page().getByLabel('Password').fill(person.password);
+  await page().getByLabel('Password', { exact: true }).fill(person.password);
   await page().getByRole('button', { name: 'Create account' }).click();
   await page().waitForURL(url('/account'));
   await assert.doesNotReject(page().getByText(`Welcome! We sent a verification link to ${person.email}.`).waitFor());
@@ -288,8 +298,7 @@ test('passkeys: add one (virtual authenticator), rename it, sign out, sign in wi
   await assert.doesNotReject(passkeys.locator('li strong').getByText('Test laptop', { exact: true }).waitFor());
   await checkPage(page(), 'security-passkeys');
 
-  await page().getByRole('button', { name: 'Sign out', exact: true }).click();
-  await page().waitForURL(url('/sign-in'));
+  await signOut(page());
   await assert.doesNotReject(page().getByText('You are signed out.').waitFor());
   await page().getByRole('button', { name: 'Sign in with a passkey' }).click();
   await page().waitForURL(url('/account'));
@@ -298,6 +307,75 @@ test('passkeys: add one (virtual authenticator), rename it, sign out, sign in wi
   await page().locator('#passkeys').getByRole('button', { name: 'Delete passkey Test laptop' }).click();
   await assert.doesNotReject(page().getByText('The passkey "Test laptop" is deleted.').waitFor());
   await cdp.detach();
+});
+
+test('two-step sign-in: set up with the QR code, recovery codes shown once; sign-in asks at /mfa; regenerate; turn off', needsChromium(), async () => {
+  const twoStep = page().locator('#two-step');
+  await assert.doesNotReject(twoStep.getByText('Two-step sign-in is off.', { exact: false }).waitFor());
+  await twoStep.getByLabel('Current password').fill(person.password);
+  await twoStep.getByRole('button', { name: 'Set up an authenticator app' }).click();
+  const qr = twoStep.getByRole('img', { name: 'QR code to add this account to an authenticator app' });
+  await qr.waitFor();
+  assert.match((await qr.getAttribute('src')) ?? '', /^data:image\/svg\+xml/);
+  assert.ok(((await qr.boundingBox())?.width ?? 0) > 100, 'the QR code is drawn');
+  const secret = (await twoStep.locator('#totp-secret').textContent()) ?? '';
+  assert.match(secret, /^[A-Z2-7]{16,}$/);
+  await twoStep.getByLabel('Code from the app').fill('000000');
+  await twoStep.getByRole('button', { name: 'Turn on two-step sign-in' }).click();
+  await twoStep.locator('.status.error').waitFor();
+  await checkPage(page(), 'security-totp-setup');
+  await twoStep.getByLabel('Code from the app').fill(freshCode(s, secret));
+  await twoStep.getByRole('button', { name: 'Turn on two-step sign-in' }).click();
+  const codes = twoStep.locator('#recovery-codes ol.codes li');
+  await codes.first().waitFor();
+  assert.equal(await codes.count(), 10);
+  const recovery = ((await codes.allTextContents()) as string[]).map((c) => c.trim());
+  await checkPage(page(), 'security-recovery-codes');
+  await twoStep.getByRole('button', { name: 'I have saved these codes' }).click();
+  await assert.doesNotReject(twoStep.getByText('Recovery codes left: 10.', { exact: false }).waitFor());
+
+  // Password sign-in now stops at /mfa; a wrong code is explained, a right one signs in.
+  await signOut(page());
+  await page().getByLabel('Email', { exact: true }).fill(person.email);
+  await page().getByLabel('Password', { exact: true }).fill(person.password);
+  await page().getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page().waitForURL(url('/mfa'));
+  await checkPage(page(), 'mfa');
+  await page().getByLabel('Code').fill('123456');
+  await page().getByRole('button', { name: 'Verify' }).click();
+  await assert.doesNotReject(page().getByText('That code is not right.', { exact: false }).waitFor());
+  await page().getByLabel('Code').fill(freshCode(s, secret));
+  await page().getByRole('button', { name: 'Verify' }).click();
+  await page().waitForURL(url('/account'));
+
+  // A recovery code works once as the second step.
+  await signOut(page());
+  await page().getByLabel('Email', { exact: true }).fill(person.email);
+  await page().getByLabel('Password', { exact: true }).fill(person.password);
+  await page().getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page().waitForURL(url('/mfa'));
+  await page().getByLabel('Code').fill(recovery[0]!);
+  await page().getByRole('button', { name: 'Verify' }).click();
+  await page().waitForURL(url('/account'));
+  await page().getByRole('link', { name: 'Security' }).click();
+  await assert.doesNotReject(twoStep.getByText('Recovery codes left: 9.', { exact: false }).waitFor());
+  await assert.doesNotReject(page().locator('#sessions li.current').getByText('password', { exact: false }).waitFor());
+
+  const regenerate = twoStep.locator('#regenerate-codes');
+  await regenerate.getByLabel('Current password').fill(person.password);
+  await regenerate.getByRole('button', { name: 'Make new recovery codes' }).click();
+  await codes.first().waitFor();
+  const fresh = ((await codes.allTextContents()) as string[]).map((c) => c.trim());
+  assert.equal(fresh.length, 10);
+  assert.ok(!fresh.includes(recovery[1]!), 'new codes');
+  await twoStep.getByRole('button', { name: 'I have saved these codes' }).click();
+  await assert.doesNotReject(twoStep.getByText('Recovery codes left: 10.', { exact: false }).waitFor());
+
+  const disable = twoStep.locator('#disable-totp');
+  await disable.getByLabel('Current password').fill(person.password);
+  await disable.getByLabel('Code from your app, or a recovery code').fill(freshCode(s, secret));
+  await disable.getByRole('button', { name: 'Turn off two-step sign-in' }).click();
+  await assert.doesNotReject(twoStep.locator('.status.ok').getByText('Two-step sign-in is off.').waitFor());
 });
 
 test('GraphiQL renders from local assets under its CSP and runs the example { me { email } }', needsChromium(), async () => {
@@ -317,14 +395,13 @@ test('GraphiQL renders from local assets under its CSP and runs the example { me
 });
 
 test('forgot password: the email link opens the reset page, the new password signs in', needsChromium(), async () => {
-  await page().getByRole('button', { name: 'Sign out', exact: true }).click();
-  await page().waitForURL(url('/sign-in'));
-  await page().getByLabel('Email').fill(person.email);
-  await page().getByLabel('Password').fill('wrong password!');
+  await signOut(page());
+  await page().getByLabel('Email', { exact: true }).fill(person.email);
+  await page().getByLabel('Password', { exact: true }).fill('wrong password!');
   await page().getByRole('button', { name: 'Sign in', exact: true }).click();
   await assert.doesNotReject(page().getByText('That email and password do not match an account.').waitFor());
   await page().getByRole('link', { name: 'Forgot your password?' }).click();
-  await page().getByLabel('Email').fill(person.email);
+  await page().getByLabel('Email', { exact: true }).fill(person.email);
   await page().getByRole('button', { name: 'Send the link' }).click();
   await assert.doesNotReject(page().getByText(`If ${person.email} has an account, a link to choose a new password is on its way.`, { exact: false }).waitFor());
   const mail = await s.smtp.waitFor(person.email, 'reset-password');
@@ -358,8 +435,7 @@ test('an SSO-only account: GitHub sign-up lands in the console; unlinking its on
     await checkPage(p, 'security-sso-only');
 
     // A cancelled provider sign-in comes back to the sign-in page with an explanation.
-    await p.getByRole('button', { name: 'Sign out', exact: true }).click();
-    await p.waitForURL(url('/sign-in'));
+    await signOut(p);
     fake.google.deny = true;
     await p.getByRole('link', { name: 'Sign in with Google' }).click();
     await assert.doesNotReject(p.getByText('Google: The sign-in was cancelled at the provider.', { exact: false }).waitFor());
@@ -406,14 +482,14 @@ test('delete account: the typed email must match; then the account is gone', nee
   await signIn(page(), person.email, person.password);
   const del = page().locator('#delete');
   await del.getByLabel('Type your email to confirm').fill('someone@else.example');
-  await del.getByLabel('Password').fill(person.password);
+  await del.getByLabel('Password', { exact: true }).fill(person.password);
   await del.getByRole('button', { name: 'Delete my account' }).click();
   await assert.doesNotReject(del.getByText(`Type ${person.email} exactly to confirm.`).waitFor());
   await del.getByLabel('Type your email to confirm').fill(person.email);
-  await del.getByLabel('Password').fill('not the password');
+  await del.getByLabel('Password', { exact: true }).fill('not the password');
   await del.getByRole('button', { name: 'Delete my account' }).click();
   await assert.doesNotReject(del.getByText('That is not your password.').waitFor());
-  await del.getByLabel('Password').fill(person.password);
+  await del.getByLabel('Password', { exact: true }).fill(person.password);
   await del.getByRole('button', { name: 'Delete my account' }).click();
   await page().waitForURL(url('/sign-in'));
   await assert.doesNotReject(page().getByText('Your account is deleted.', { exact: false }).waitFor());

@@ -139,6 +139,149 @@ function append(parent: HTMLElement, children: Child[]): void {
   for (const c of children) if (c) parent.append(c as Node);
 }
 
+interface MfaState {
+  totp: boolean;
+  recoveryCodesLeft: number;
+}
+
+/** Ten recovery codes, shown this once, with a way to keep them. */
+function recoveryCodes(codes: string[], done: () => void): HTMLElement {
+  const ok = h('button', { type: 'button' }, 'I have saved these codes');
+  ok.addEventListener('click', done);
+  const copy = h('button', { type: 'button', class: 'secondary' }, 'Copy the codes');
+  copy.addEventListener('click', () => {
+    void navigator.clipboard?.writeText(codes.join('\n')).then(
+      () => (copy.textContent = 'Copied'),
+      () => (copy.textContent = 'Copy failed: select them by hand'),
+    );
+  });
+  return h(
+    'div',
+    { class: 'recovery', id: 'recovery-codes' },
+    h('p', {}, h('strong', {}, 'Your recovery codes. '), 'Each one signs you in once if you lose your authenticator. Keep them somewhere safe: they are shown only now.'),
+    h('ol', { class: 'codes' }, codes.map((c) => h('li', {}, h('code', {}, c)))),
+    h('div', { class: 'actions' }, copy, ok),
+  );
+}
+
+async function twoStep(me: Me): Promise<HTMLElement> {
+  const status = statusLine();
+  const body = h('div', {});
+  const passwordField = () =>
+    me.hasPassword ? field('Current password', { name: 'currentPassword', type: 'password', autocomplete: 'current-password', required: true, maxlength: 128 }) : null;
+  const load = async () => {
+    const { me: m } = await gql<{ me: { mfa: MfaState } | null }>('query TwoStep { me { mfa { totp recoveryCodesLeft } } }');
+    render(m?.mfa ?? { totp: false, recoveryCodesLeft: 0 });
+  };
+  const showCodes = (codes: string[]) => {
+    body.replaceChildren(recoveryCodes(codes, () => void load().then(() => body.querySelector<HTMLElement>('button')?.focus())));
+    body.querySelector<HTMLElement>('#recovery-codes button')?.focus();
+  };
+
+  const render = (mfa: MfaState) => {
+    status.clear();
+    if (!mfa.totp) {
+      const start = h('form', { novalidate: true }, passwordField(), h('button', { type: 'submit' }, 'Set up an authenticator app'));
+      start.addEventListener('submit', (e) => {
+        e.preventDefault();
+        const v = formValues(start);
+        void busy(start, async () => {
+          try {
+            const { setupTotp } = await gql<{ setupTotp: { secret: string; qrSvg: string } }>(
+              'mutation SetupTotp($currentPassword: String) { setupTotp(currentPassword: $currentPassword) { secret qrSvg } }',
+              { currentPassword: v.currentPassword ?? null },
+            );
+            confirmStep(setupTotp);
+          } catch (err) {
+            status.show('error', err instanceof ApiError && err.code === 'UNAUTHENTICATED' ? 'That is not your current password.' : explain(err));
+          }
+        });
+      });
+      body.replaceChildren(h('p', {}, 'Two-step sign-in is ', h('strong', {}, 'off'), '. With it on, a sign-in with your password (or Google/GitHub) also asks for a code from an authenticator app.'), start);
+      return;
+    }
+    const disable = h(
+      'form',
+      { novalidate: true, id: 'disable-totp' },
+      h('h3', {}, 'Turn it off'),
+      passwordField(),
+      field('Code from your app, or a recovery code', { name: 'code', type: 'text', autocomplete: 'one-time-code', required: true, maxlength: 32, autocapitalize: 'none', spellcheck: 'false' }),
+      h('button', { type: 'submit', class: 'danger' }, 'Turn off two-step sign-in'),
+    );
+    disable.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const v = formValues(disable);
+      void busy(disable, async () => {
+        try {
+          await gql('mutation DisableTotp($currentPassword: String!, $code: String!) { disableTotp(currentPassword: $currentPassword, code: $code) }', {
+            currentPassword: v.currentPassword ?? '',
+            code: (v.code ?? '').trim(),
+          });
+          await load();
+          status.show('ok', 'Two-step sign-in is off.');
+        } catch (err) {
+          status.show('error', err instanceof ApiError && err.code === 'UNAUTHENTICATED' ? 'That is not your current password.' : explain(err));
+        }
+      });
+    });
+    const regenerate = h('form', { novalidate: true, id: 'regenerate-codes' }, h('h3', {}, 'New recovery codes'), h('p', { class: 'hint' }, 'The codes you have now stop working.'), passwordField(), h('button', { type: 'submit', class: 'secondary' }, 'Make new recovery codes'));
+    regenerate.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const v = formValues(regenerate);
+      void busy(regenerate, async () => {
+        try {
+          const { regenerateRecoveryCodes } = await gql<{ regenerateRecoveryCodes: { recoveryCodes: string[] } }>(
+            'mutation Regenerate($currentPassword: String!) { regenerateRecoveryCodes(currentPassword: $currentPassword) { recoveryCodes } }',
+            { currentPassword: v.currentPassword ?? '' },
+          );
+          showCodes(regenerateRecoveryCodes.recoveryCodes);
+        } catch (err) {
+          status.show('error', err instanceof ApiError && err.code === 'UNAUTHENTICATED' ? 'That is not your current password.' : explain(err));
+        }
+      });
+    });
+    body.replaceChildren(
+      h('p', {}, 'Two-step sign-in is ', h('strong', {}, 'on'), `: an authenticator app code is asked after your password. Recovery codes left: ${mfa.recoveryCodesLeft}.`),
+      regenerate,
+      disable,
+    );
+  };
+
+  const confirmStep = (setup: { secret: string; qrSvg: string }) => {
+    const qr = h('img', { class: 'qr', src: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(setup.qrSvg)}`, alt: 'QR code to add this account to an authenticator app', width: 192, height: 192 });
+    const form = h(
+      'form',
+      { novalidate: true, id: 'confirm-totp' },
+      field('Code from the app', { name: 'code', type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code', required: true, maxlength: 6, pattern: '[0-9]{6}' }, 'The 6 digits the app shows now.'),
+      h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Turn on two-step sign-in'), h('button', { type: 'button', class: 'secondary', id: 'cancel-totp' }, 'Cancel')),
+    );
+    form.querySelector('#cancel-totp')?.addEventListener('click', () => void load());
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const code = (formValues(form).code ?? '').replace(/\s+/g, '');
+      void busy(form, async () => {
+        try {
+          const { confirmTotp } = await gql<{ confirmTotp: { recoveryCodes: string[] } }>('mutation ConfirmTotp($code: String!) { confirmTotp(code: $code) { recoveryCodes } }', { code });
+          status.show('ok', 'Two-step sign-in is on.');
+          showCodes(confirmTotp.recoveryCodes);
+        } catch (err) {
+          status.show('error', explain(err));
+        }
+      });
+    });
+    body.replaceChildren(
+      h('p', {}, 'Scan this code with your authenticator app (or type the key), then enter the code it shows. This setup stays open for 10 minutes.'),
+      qr,
+      h('p', {}, 'Key: ', h('code', { id: 'totp-secret' }, setup.secret)),
+      form,
+    );
+    form.querySelector('input')?.focus();
+  };
+
+  await load();
+  return section('Two-step sign-in', 'two-step', body, status);
+}
+
 interface SessionRow {
   id: string;
   userAgent: string;
@@ -271,7 +414,7 @@ async function activity(): Promise<HTMLElement> {
 }
 
 export async function securityView(me: Me, boot: Boot, refresh: () => void): Promise<Node> {
-  const parts = await Promise.all([passkeys(), sessions(), activity()]);
+  const parts = await Promise.all([twoStep(me), passkeys(), sessions(), activity()]);
   return h('div', {}, h('h1', { tabindex: -1 }, 'Security'), providers(me, boot, refresh), ...parts);
 }
 
