@@ -100,10 +100,12 @@ test('a roll-up that started after the boundary is refreshed at its expiry, not 
   const started = Date.now();
   assert.equal(await new StatusRefresher(f.s.deps).tick(), true);
   const waited = Date.now() - started;
-  assert.equal(f.broker.hits, 2);
-  assert.ok(waited >= 200, `waited for the expiry (${waited} ms)`);
+  assert.equal(f.broker.hits, 2, 'the tick refreshed');
   const second = await f.status();
-  assert.ok(Date.parse(second.json.checked_at) - Date.parse(first.json.checked_at) >= W, 'never refreshed inside the window');
+  assert.ok(
+    Date.parse(second.json.checked_at) - Date.parse(first.json.checked_at) >= W,
+    `not before the first roll-up expired (the tick waited ${waited} ms)`,
+  );
   assert.equal(f.broker.hits, 2);
 });
 
