@@ -79,7 +79,8 @@ test('GET /api/account answers the profile with the masked last login; 401 witho
   const session = await login(s, a, fromIp(ip));
   const me = await s.request('/api/account', { bearer: session.token });
   assert.equal(me.status, 200);
-  assert.deepEqual(Object.keys(me.json).sort(), ['email', 'email_verified', 'id', 'last_login', 'linked_providers', 'plan', 'slug']);
+  assert.deepEqual(Object.keys(me.json).sort(), ['email', 'email_verified', 'id', 'last_login', 'linked_providers', 'mfa', 'plan', 'slug']);
+  assert.deepEqual(me.json.mfa, { totp: false, recovery_codes_left: 0, passkeys: 0 });
   assert.equal(me.json.id, a.id);
   assert.equal(me.json.slug, a.slug);
   assert.equal(typeof me.json.plan, 'string');
