@@ -21,12 +21,13 @@ export async function deleteAccount(
   const { sessions, tunnels } = await deps.db.$transaction(async (tx) => {
     const sessions = await tx.session.findMany({ where: { accountId: account.id }, select: { tokenHash: true } });
     const tunnels = await tx.tunnel.findMany({ where: { accountId: account.id }, select: { id: true, customDomain: true } });
-    await tx.account.delete({ where: { id: account.id } });
-    // Nobody may take over the deleted account's hosts for 30 days.
+    // Nobody may take over the deleted account's hosts for 30 days: the holds are written (under
+    // the names' locks) before the rows that own the names go, so no claim slips in between.
     const now = deps.clock();
     await releaseNames(tx, 'slug', [account.slug], account.id, now);
     const domains = tunnels.flatMap((t) => (t.customDomain ? [t.customDomain] : []));
     await releaseNames(tx, 'domain', domains, account.id, now);
+    await tx.account.delete({ where: { id: account.id } });
     return { sessions, tunnels };
   });
   await tombstone(deps, [...sessions.map((s) => s.tokenHash), viewer.tokenHash]);

@@ -5,7 +5,7 @@ import type { ClientInfo, DomainDeps } from '../context.js';
 import { recordSecurityEvent } from '../activity/security-events.js';
 import { assertValidSlug } from './slug.js';
 import { invalidateAccountView } from './account-view.js';
-import { assertNameFree, releaseNames } from '../tunnels/released-names.js';
+import { claimName, lockNames, releaseNames } from '../tunnels/released-names.js';
 
 export async function renameSlug(
   deps: DomainDeps,
@@ -20,7 +20,9 @@ export async function renameSlug(
   const now = deps.clock();
   try {
     await deps.db.$transaction(async (tx) => {
-      await assertNameFree(tx, 'slug', slug, accountId, now);
+      // Both names locked in one order first: two renames that swap slugs queue, never deadlock.
+      await lockNames(tx, 'slug', [slug, current.slug]);
+      await claimName(tx, 'slug', slug, accountId, now);
       await tx.account.update({ where: { id: accountId }, data: { slug } });
       // Every `<sub>--<old slug>` host is held for this account for 30 days.
       await releaseNames(tx, 'slug', [current.slug], accountId, now);

@@ -10,7 +10,24 @@ export const NAME_HOLD_MS = 30 * 24 * 3600_000;
 
 export type NameKind = 'slug' | 'domain';
 
-export async function releaseNames(tx: Tx | Db, kind: NameKind, names: string[], accountId: string, now: Date): Promise<void> {
+/** Arbitrary: the advisory-lock class of name claims and releases. */
+const NAME_LOCK_CLASS = 730_118;
+
+/**
+ * Serializes every claim and release of these names until the transaction ends (a transaction
+ * lock, safe behind PgBouncer's transaction pooling). Taken in one sorted order, so two renames
+ * that swap names queue instead of deadlocking. Without it, a claim could check the hold before a
+ * concurrent release committed and then take the name the moment the release freed it.
+ */
+export async function lockNames(tx: Tx, kind: NameKind, names: string[]): Promise<void> {
+  for (const name of [...new Set(names)].sort()) {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${NAME_LOCK_CLASS}::int, hashtext(${`${kind}:${name}`}))`;
+  }
+}
+
+/** Holds the names for their last owner; call inside the transaction that frees them. */
+export async function releaseNames(tx: Tx, kind: NameKind, names: string[], accountId: string, now: Date): Promise<void> {
+  await lockNames(tx, kind, names);
   const holdUntil = new Date(now.getTime() + NAME_HOLD_MS);
   for (const name of new Set(names)) {
     await tx.releasedName.upsert({
@@ -27,8 +44,10 @@ export async function isHeldForAnother(db: Tx | Db, kind: NameKind, name: string
   return held !== null && held.holdUntil > now && held.accountId !== accountId;
 }
 
-export async function assertNameFree(db: Tx | Db, kind: NameKind, name: string, accountId: string, now: Date): Promise<void> {
-  if (await isHeldForAnother(db, kind, name, accountId, now)) {
+/** Claims a name for the account inside the transaction that takes it: 409 while held for another. */
+export async function claimName(tx: Tx, kind: NameKind, name: string, accountId: string, now: Date): Promise<void> {
+  await lockNames(tx, kind, [name]);
+  if (await isHeldForAnother(tx, kind, name, accountId, now)) {
     throw conflict(
       kind === 'slug'
         ? 'That slug was released recently and is held for 30 days; choose another.'

@@ -8,7 +8,7 @@ import { violates } from '../../infra/db/errors.js';
 import { badRequest, conflict, noSuchTunnel } from '../errors.js';
 import type { DomainEvents } from '../events.js';
 import { assertValidSubdomain, cardHostsOf, normalizeCustomDomain } from './names.js';
-import { assertNameFree, releaseNames } from './released-names.js';
+import { claimName, releaseNames } from './released-names.js';
 
 export interface TunnelsDeps {
   db: Db;
@@ -57,23 +57,26 @@ export async function createTunnel(
     input.customDomain === undefined || input.customDomain === null ? null : normalizeCustomDomain(input.customDomain, deps.config);
   const subdomain = input.subdomain;
   const now = deps.clock();
-  if (customDomain) await assertNameFree(deps.db, 'domain', customDomain, accountId, now);
-  // The cap holds under concurrent requests: the conditional increment is re-checked on the
-  // latest row version, so at most MAX_TUNNELS reservations ever succeed.
-  const reserved = await deps.db.account.updateMany({
-    where: { id: accountId, tunnelCount: { lt: MAX_TUNNELS } },
-    data: { tunnelCount: { increment: 1 } },
-  });
-  if (reserved.count === 0) throw conflict(`An account can have at most ${MAX_TUNNELS} tunnels; delete one first.`);
+  let created;
   try {
-    const created = await deps.db.tunnel.create({ data: { accountId, subdomain, customDomain }, select: OWNED });
-    // Not discoverable yet, so no card changes; announcing still drops any negative entry.
-    await announce(deps, created.id, cardHostsOf(created, created.account.slug, deps.config.zone));
-    return created.id;
+    // One transaction: the domain claim, the count and the row commit together or not at all.
+    created = await deps.db.$transaction(async (tx) => {
+      if (customDomain) await claimName(tx, 'domain', customDomain, accountId, now);
+      // The cap holds under concurrent requests: the conditional increment is re-checked on the
+      // latest row version, so at most MAX_TUNNELS reservations ever succeed.
+      const reserved = await tx.account.updateMany({
+        where: { id: accountId, tunnelCount: { lt: MAX_TUNNELS } },
+        data: { tunnelCount: { increment: 1 } },
+      });
+      if (reserved.count === 0) throw conflict(`An account can have at most ${MAX_TUNNELS} tunnels; delete one first.`);
+      return tx.tunnel.create({ data: { accountId, subdomain, customDomain }, select: OWNED });
+    });
   } catch (err) {
-    await deps.db.account.updateMany({ where: { id: accountId }, data: { tunnelCount: { decrement: 1 } } });
     return uniqueConflict(err);
   }
+  // Not discoverable yet, so no card changes; announcing still drops any negative entry.
+  await announce(deps, created.id, cardHostsOf(created, created.account.slug, deps.config.zone));
+  return created.id;
 }
 
 export async function updateTunnel(deps: TunnelsDeps, accountId: string, id: string, input: TunnelUpdate): Promise<void> {
@@ -90,15 +93,18 @@ export async function updateTunnel(deps: TunnelsDeps, accountId: string, id: str
   let after: typeof before;
   const now = deps.clock();
   try {
-    if (data.customDomain && data.customDomain !== before.customDomain) {
-      await assertNameFree(deps.db, 'domain', data.customDomain, accountId, now);
-    }
-    after = await deps.db.tunnel.update({ where: { id: before.id }, data, select: OWNED });
+    after = await deps.db.$transaction(async (tx) => {
+      if (data.customDomain && data.customDomain !== before.customDomain) {
+        await claimName(tx, 'domain', data.customDomain, accountId, now);
+      }
+      const updated = await tx.tunnel.update({ where: { id: before.id }, data, select: OWNED });
+      if (before.customDomain && before.customDomain !== updated.customDomain) {
+        await releaseNames(tx, 'domain', [before.customDomain], accountId, now);
+      }
+      return updated;
+    });
   } catch (err) {
     return uniqueConflict(err);
-  }
-  if (before.customDomain && before.customDomain !== after.customDomain) {
-    await releaseNames(deps.db, 'domain', [before.customDomain], accountId, now);
   }
   const zone = deps.config.zone;
   await announce(deps, id, [...cardHostsOf(before, before.account.slug, zone), ...cardHostsOf(after, after.account.slug, zone)]);
@@ -106,10 +112,13 @@ export async function updateTunnel(deps: TunnelsDeps, accountId: string, id: str
 
 export async function deleteTunnel(deps: TunnelsDeps, accountId: string, id: string): Promise<void> {
   const tunnel = await findOwned(deps, accountId, id);
-  const { count } = await deps.db.tunnel.deleteMany({ where: { id: tunnel.id, accountId } });
-  if (count === 0) throw noSuchTunnel();
-  await deps.db.account.updateMany({ where: { id: accountId }, data: { tunnelCount: { decrement: 1 } } });
-  if (tunnel.customDomain) await releaseNames(deps.db, 'domain', [tunnel.customDomain], accountId, deps.clock());
+  await deps.db.$transaction(async (tx) => {
+    // The hold is written before the row goes, under the name's lock: no claim can slip between.
+    if (tunnel.customDomain) await releaseNames(tx, 'domain', [tunnel.customDomain], accountId, deps.clock());
+    const { count } = await tx.tunnel.deleteMany({ where: { id: tunnel.id, accountId } });
+    if (count === 0) throw noSuchTunnel();
+    await tx.account.updateMany({ where: { id: accountId }, data: { tunnelCount: { decrement: 1 } } });
+  });
   await announce(deps, id, cardHostsOf(tunnel, tunnel.account.slug, deps.config.zone));
 }
 

@@ -78,3 +78,32 @@ test('an account holds at most 100 tunnels: the 101st is refused with 409, also 
   const list = await s.request('/api/tunnels', { bearer: owner.token });
   assert.equal(list.json.tunnels.length, 100);
 });
+
+test('a claim racing the release of the same name never takes it: delete vs create, account deletion vs rename', async () => {
+  for (let round = 0; round < 6; round++) {
+    const alice = await signedIn(s, { email: uniqueEmail('alice.race') });
+    const mallory = await signedIn(s, { email: uniqueEmail('mallory.race') });
+    const domain = customDomain('race');
+    const t = await createTunnel(s, alice, { custom_domain: domain });
+    // Mallory fires while Alice deletes: whatever the interleaving, the name ends held for Alice.
+    const [del, ...grabs] = await Promise.all([
+      s.request(`/api/tunnels/${t.id}`, { method: 'DELETE', bearer: alice.token }),
+      ...Array.from({ length: 4 }, () =>
+        s.request('/api/tunnels', { method: 'POST', bearer: mallory.token, body: { subdomain: uniqueSubdomain(), custom_domain: domain } }),
+      ),
+    ]);
+    assert.equal(del!.status, 204, del!.text);
+    for (const g of grabs) assertProblem(g, 409, 'CONFLICT');
+    assert.equal(await s.deps.db.tunnel.count({ where: { customDomain: domain } }), 0);
+
+    // The same for a slug freed by deleting the account while another account renames to it.
+    const victim = await signedIn(s, { email: uniqueEmail('victim.race') });
+    const [gone, ...renames] = await Promise.all([
+      s.request('/api/account', { method: 'DELETE', bearer: victim.token, body: { email: victim.email, password: PASSWORD } }),
+      ...Array.from({ length: 4 }, () => rename(mallory.token, victim.slug)),
+    ]);
+    assert.equal(gone!.status, 204, gone!.text);
+    for (const r of renames) assertProblem(r, 409, 'CONFLICT');
+    assert.equal(await s.deps.db.account.count({ where: { slug: victim.slug } }), 0);
+  }
+});
