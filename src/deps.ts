@@ -5,6 +5,7 @@ import pino, { type Logger } from 'pino';
 import type { DomainDeps } from './domain/context.js';
 import { wireAccountView } from './domain/accounts/account-view.js';
 import { startActivityPurge } from './domain/activity/activity-purge.js';
+import { BackgroundWork } from './infra/background.js';
 import type { ProviderName } from './domain/sso/identity.js';
 import { createProviders, type SsoProvider } from './domain/sso/providers.js';
 import type { Cache } from './infra/cache/cache.js';
@@ -89,6 +90,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   mailWorker.start();
   const events = new DomainEvents(logger);
   wireAccountView({ events, cache });
+  const background = new BackgroundWork(logger);
   // The security activity is kept 90 days: an hourly purge, one instance at a time.
   const stopActivityPurge = startActivityPurge({ db: database.prisma, clock, logger });
   const metrics = createMetrics();
@@ -120,7 +122,10 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     cipher,
     outbox: createOutbox(cipher),
     policy: { signupsPerNetworkPerHour: config.signupRateLimit },
+    background,
     async close() {
+      // After-reply work first, while the database and the cache it uses are still open.
+      await background.drain();
       await stopActivityPurge();
       await mailWorker.stop();
       transport.close();

@@ -1,5 +1,6 @@
 // What every domain flow needs, passed explicitly (deps.ts builds it once), and who is asking.
 import type { Logger } from 'pino';
+import type { Background } from '../infra/background.js';
 import type { Cache } from '../infra/cache/cache.js';
 import type { Db } from '../infra/db/client.js';
 import type { DomainEvents } from './events.js';
@@ -21,6 +22,8 @@ export interface DomainDeps {
   policy: { signupsPerNetworkPerHour: number };
   /** For work that runs after the reply (nobody else would hear of its failure). */
   logger: Logger;
+  /** Runs work after the reply; shutdown waits for it (infra/background.ts). */
+  background: Background;
   /** AES-256-GCM under ENCRYPTION_KEY: TOTP secrets at rest. */
   cipher: Cipher;
   /** The Pwned Passwords range check (accounts/breached-password.ts); always false when off. */

@@ -20,9 +20,7 @@ import { cleanAfterAddressProof } from './address-proof.js';
  * exists.
  */
 export function forgotPassword(deps: DomainDeps, email: string): void {
-  sendResetLink(deps, email).catch((err: unknown) => {
-    deps.logger.error({ err: (err as Error).message }, 'forgot-password: could not issue a reset link');
-  });
+  deps.background.run('forgot-password: issue a reset link', () => sendResetLink(deps, email));
 }
 
 async function sendResetLink(deps: DomainDeps, email: string): Promise<void> {
