@@ -45,6 +45,8 @@ export async function createMfaChallenge(
   const token = generateToken();
   const now = deps.clock();
   const expiresAt = new Date(now.getTime() + MFA_TOKEN_TTL_MS);
+  // The account's spent challenges go as new ones come: at most the live ones are kept.
+  await deps.db.mfaChallenge.deleteMany({ where: { accountId: input.accountId, OR: [{ expiresAt: { lte: now } }, { usedAt: { not: null } }] } });
   await deps.db.mfaChallenge.create({
     data: {
       accountId: input.accountId,

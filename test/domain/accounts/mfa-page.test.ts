@@ -1,0 +1,103 @@
+// The /mfa page in a real browser (headless Chromium, playwright-core): opened with the
+// mfa_token an SSO sign-in redirects to, it takes a code, posts it as JSON to /auth/mfa/verify
+// under the page's CSP and the cross-site write check, and the browser ends up signed in. A wrong
+// code shows the API's detail and signs nothing in.
+//
+// The page's origin must be APP_URL (ALLOWED_ORIGINS), known before the server picks its port:
+// the browser talks to a loopback forwarder whose port is chosen first.
+import assert from 'node:assert/strict';
+import { connect, createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import { test } from 'node:test';
+import { chromium } from 'playwright-core';
+import { PASSWORD, signedIn } from '../../support/accounts.js';
+import { useFixture } from '../../support/fixture.js';
+import { useServer } from '../../support/server.js';
+import { enableTwoStep, freshCode } from '../../support/totp.js';
+
+interface Forwarder {
+  port: number;
+  target: number;
+  server: NetServer;
+  sockets: Set<Socket>;
+}
+
+const forwarder = useFixture(
+  async (): Promise<Forwarder> => {
+    const f: Forwarder = { port: 0, target: 0, server: createServer(), sockets: new Set() };
+    f.server.on('connection', (client) => {
+      const upstream = connect(f.target, '127.0.0.1');
+      for (const sock of [client, upstream]) {
+        f.sockets.add(sock);
+        sock.on('close', () => f.sockets.delete(sock));
+        sock.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    await new Promise<void>((resolve) => f.server.listen(0, '127.0.0.1', resolve));
+    f.port = (f.server.address() as AddressInfo).port;
+    return f;
+  },
+  async (f) => {
+    for (const sock of f.sockets) sock.destroy();
+    await new Promise<void>((resolve) => f.server.close(() => resolve()));
+  },
+);
+
+const origin = () => `http://localhost:${forwarder().port}`;
+const s = useServer(() => ({ env: { APP_URL: origin() } }));
+useFixture(
+  async () => {
+    forwarder().target = Number(new URL(s.url).port);
+  },
+  async () => {},
+);
+
+const browser = useFixture(
+  () =>
+    chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    }),
+  (b) => b.close(),
+);
+
+test('in Chromium, the /mfa page takes the code, signs the browser in, and shows a wrong code\'s detail', async () => {
+  const a = await signedIn(s);
+  const { secret } = await enableTwoStep(s, a);
+  const login = await s.request('/auth/login', { method: 'POST', body: { email: a.email, password: PASSWORD } });
+  const token: string = login.json.mfa_token;
+  assert.match(token, /^[a-z2-7]{32}$/);
+
+  const context = await browser().newContext();
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(e.message));
+  await page.goto(`${origin()}/mfa?token=${token}`);
+  assert.equal(new URL(page.url()).search, '', 'the token is taken out of the address bar');
+
+  await page.fill('input[name="code"]', 'zzzz-zzzz-zzzz-zzzz');
+  await page.click('button[type="submit"]');
+  await page.locator('#result.error').waitFor();
+  assert.equal(await page.textContent('#result'), 'Incorrect code.');
+  assert.equal((await context.cookies()).find((c) => c.name === 'session'), undefined);
+
+  await page.fill('input[name="code"]', freshCode(s, secret));
+  await page.click('button[type="submit"]');
+  await page.locator('#result.ok').waitFor();
+  assert.equal(await page.textContent('#result'), 'You are signed in.');
+  const cookie = (await context.cookies()).find((c) => c.name === 'session');
+  assert.ok(cookie, 'the browser holds the session cookie');
+  assert.equal(cookie.httpOnly, true);
+  const me = await s.request('/api/account', { cookie: `session=${cookie.value}` });
+  assert.equal(me.status, 200);
+  assert.equal(me.json.email, a.email);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
