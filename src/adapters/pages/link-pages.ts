@@ -13,7 +13,7 @@ const SCRIPT = `(() => {
   const token = new URLSearchParams(location.search).get('token') || '';
   history.replaceState(null, '', location.pathname);
   const result = document.getElementById('result');
-  const show = (ok, text) => { result.className = ok ? 'ok' : 'error'; result.textContent = text; };
+  const show = (ok, text) => { result.className = ok ? 'ok' : 'error'; result.textContent = text; document.getElementById('pending')?.remove(); };
   const post = async (path, body) => {
     const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     let data = null;
@@ -72,7 +72,7 @@ export interface LinkPage {
 }
 
 export const LINK_PAGES: LinkPage[] = [
-  { path: '/verify-email', flow: 'verify-email', title: 'Verify your email', body: '<p>Checking your link…</p>' },
+  { path: '/verify-email', flow: 'verify-email', title: 'Verify your email', body: '<p id="pending">Checking your link…</p>' },
   {
     path: '/confirm-email-change',
     flow: 'confirm-email-change',

@@ -434,6 +434,25 @@ test('an SSO-only account: GitHub sign-up lands in the console; unlinking its on
     await assert.doesNotReject(p.locator('#providers .status.error').getByText('set a password', { exact: false }).waitFor());
     await checkPage(p, 'security-sso-only');
 
+    // Two-step on for an account without a password (no password asked); the next GitHub
+    // sign-in lands on /mfa?token=… and the code finishes it.
+    const twoStep = p.locator('#two-step');
+    assert.equal(await twoStep.getByLabel('Current password').count(), 0);
+    await twoStep.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    const secret = (await twoStep.locator('#totp-secret').textContent()) ?? '';
+    await twoStep.getByLabel('Code from the app').fill(freshCode(s, secret));
+    await twoStep.getByRole('button', { name: 'Turn on two-step sign-in' }).click();
+    await twoStep.getByRole('button', { name: 'I have saved these codes' }).click();
+    await signOut(p);
+    await p.getByRole('link', { name: 'Sign in with GitHub' }).click();
+    await p.waitForURL((u) => u.pathname === '/mfa');
+    await p.getByRole('heading', { level: 1, name: 'Second step' }).waitFor();
+    assert.equal(new URL(p.url()).search, '', 'the mfa token left the address bar');
+    await p.getByLabel('Code').fill(freshCode(s, secret));
+    await p.getByRole('button', { name: 'Verify' }).click();
+    await p.waitForURL(url('/account'));
+    await assert.doesNotReject(p.locator('#profile').getByText(email).waitFor());
+
     // A cancelled provider sign-in comes back to the sign-in page with an explanation.
     await signOut(p);
     fake.google.deny = true;
