@@ -181,6 +181,15 @@ test('list, rename and delete on REST and GraphQL; another account\'s passkey is
   assert.deepEqual((await listPasskeys(as(u))).json.passkeys, []);
 });
 
+test('GET /api/account counts the passkeys (mfa.passkeys), fresh after adding and removing one', async () => {
+  const u = await signedIn(s);
+  assert.equal((await me(u.token)).json.mfa.passkeys, 0);
+  const p = await register(as(u), new SoftwareAuthenticator(APP_URL));
+  assert.equal((await me(u.token)).json.mfa.passkeys, 1);
+  assert.equal((await s.request(`/api/account/passkeys/${p.id}`, { method: 'DELETE', ...as(u) })).status, 204);
+  assert.equal((await me(u.token)).json.mfa.passkeys, 0);
+});
+
 test('the last-method rule counts passkeys: the only passkey of a password-less account stays, and a passkey lets the last provider go', async () => {
   const u = await signedIn(s);
   const p = await register(as(u), new SoftwareAuthenticator(APP_URL));
