@@ -497,8 +497,42 @@ test('sign out everywhere ends this session too', needsChromium(), async () => {
   await page().waitForURL(url('/sign-in'));
 });
 
+test('keyboard only: the skip link, then Tab to each field with a visible focus ring, Enter signs in', needsChromium(), async () => {
+  const p = page();
+  await p.goto(url('/sign-in'));
+  await p.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+  // The page's heading has focus after each navigation: the next Tab is the first field.
+  assert.equal(await p.evaluate(() => document.activeElement?.textContent), 'Sign in');
+  const focused = () => p.evaluate(() => {
+    const el = document.activeElement as HTMLElement;
+    const style = getComputedStyle(el);
+    return { label: (el as HTMLInputElement).labels?.[0]?.textContent ?? el.textContent, outline: style.outlineStyle, width: parseFloat(style.outlineWidth) };
+  });
+  await p.keyboard.press('Shift+Tab');
+  await p.keyboard.press('Shift+Tab');
+  assert.equal((await focused()).label, 'Skip to content');
+  assert.ok(((await p.locator('a.skip').boundingBox())?.x ?? -1) >= 0, 'the skip link shows when focused');
+  await p.keyboard.press('Enter');
+  await p.keyboard.press('Tab');
+  let f = await focused();
+  assert.equal(f.label, 'Email');
+  assert.ok(f.outline !== 'none' && f.width >= 2, `a visible focus ring (${f.outline} ${f.width}px)`);
+  await p.keyboard.type(person.email);
+  await p.keyboard.press('Tab');
+  f = await focused();
+  assert.equal(f.label, 'Password');
+  await p.keyboard.type(person.password);
+  await p.keyboard.press('Tab');
+  f = await focused();
+  assert.equal(f.label, 'Sign in');
+  assert.ok(f.outline !== 'none' && f.width >= 2, 'the button shows focus too');
+  await p.keyboard.press('Enter');
+  await p.waitForURL(url('/account'));
+  await p.getByRole('heading', { level: 1, name: 'Your account' }).waitFor();
+  assert.equal(await p.evaluate(() => document.activeElement?.textContent), 'Your account', 'focus moves to the new page heading');
+});
+
 test('delete account: the typed email must match; then the account is gone', needsChromium(), async () => {
-  await signIn(page(), person.email, person.password);
   const del = page().locator('#delete');
   await del.getByLabel('Type your email to confirm').fill('someone@else.example');
   await del.getByLabel('Password', { exact: true }).fill(person.password);

@@ -97,6 +97,8 @@ function banner(me: Me): HTMLElement | null {
 }
 
 let rendering = 0;
+/** The path of the page on screen. */
+let shownPath = '';
 
 async function render(rawPath: string, opts: { keepFocus?: boolean } = {}): Promise<void> {
   const ticket = ++rendering;
@@ -146,6 +148,7 @@ async function render(rawPath: string, opts: { keepFocus?: boolean } = {}): Prom
   }
   if (ticket !== rendering) return;
   document.title = `${page.title} · ${serviceName}`;
+  shownPath = path;
   const flashEl = flashed ? h('p', { class: `status ${flashed.kind}`, role: flashed.kind === 'error' ? 'alert' : 'status', id: 'flash' }, flashed.text) : null;
   const scroll = window.scrollY;
   const bannerEl = me ? banner(me) : null;
@@ -175,7 +178,10 @@ document.addEventListener('click', (e) => {
   e.preventDefault();
   go(url.pathname + url.search);
 });
-window.addEventListener('popstate', () => void render(location.pathname));
+// Back/forward between pages; a change of the #fragment alone (the skip link) is no navigation.
+window.addEventListener('popstate', () => {
+  if (location.pathname !== shownPath) void render(location.pathname);
+});
 
 // Verifying in another tab (the email link) takes the banner away when this tab is back in view.
 document.addEventListener('visibilitychange', () => {
