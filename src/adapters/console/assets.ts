@@ -1,9 +1,10 @@
 // The console's browser bundle: src/adapters/console/client/main.ts (+ console.css), built by
 // scripts/build.mjs into dist/adapters/console/assets/ for `npm start`. Running from the sources
 // (tests, `npm run dev`) there is no built file next to this module, so the same esbuild options
-// bundle it in memory once, on first use: no build step to remember, and tests exercise the
-// code as it is now.
-import { existsSync, readFileSync } from 'node:fs';
+// bundle it in memory on first use, and again after a source file changes: no build step to
+// remember, and tests exercise the code as it is now.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** esbuild options of the console bundle (scripts/build.mjs imports nothing from src, so it repeats them). */
@@ -25,10 +26,20 @@ export interface ConsoleAssets {
   css: string;
 }
 
-async function load(): Promise<ConsoleAssets> {
+/** The built files, when `npm run build` made them (read once). */
+function readBuilt(): ConsoleAssets | null {
   const js = new URL('console.js', BUILT_DIR);
   const css = new URL('console.css', BUILT_DIR);
-  if (existsSync(js) && existsSync(css)) return { js: readFileSync(js, 'utf8'), css: readFileSync(css, 'utf8') };
+  return existsSync(js) && existsSync(css) ? { js: readFileSync(js, 'utf8'), css: readFileSync(css, 'utf8') } : null;
+}
+
+/** The newest modification time under client/: a change (`npm run dev`) makes a new bundle. */
+function sourcesVersion(): number {
+  const dir = fileURLToPath(CLIENT_DIR);
+  return Math.max(0, ...readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => statSync(join(dir, f)).mtimeMs));
+}
+
+async function bundle(): Promise<ConsoleAssets> {
   const { build } = await import('esbuild');
   const out = await build({
     ...CONSOLE_BUNDLE,
@@ -48,12 +59,21 @@ async function load(): Promise<ConsoleAssets> {
   return { js: pick('.js'), css: pick('.css') };
 }
 
-let cached: Promise<ConsoleAssets> | null = null;
-/** The bundle, built or read once per process (a failed build is retried on the next call). */
+let built: ConsoleAssets | null | undefined;
+let cached: { version: number; assets: Promise<ConsoleAssets> } | null = null;
+
+/** The bundle: the built files, or one in-memory bundle per version of the sources. */
 export function consoleAssets(): Promise<ConsoleAssets> {
-  cached ??= load().catch((err: unknown) => {
-    cached = null;
-    throw err;
-  });
-  return cached;
+  if (built === undefined) built = readBuilt();
+  if (built) return Promise.resolve(built);
+  const version = sourcesVersion();
+  if (cached?.version !== version) {
+    const assets = bundle();
+    cached = { version, assets };
+    // A failed build is tried again on the next request.
+    assets.catch(() => {
+      if (cached?.assets === assets) cached = null;
+    });
+  }
+  return cached.assets;
 }
