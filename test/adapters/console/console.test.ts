@@ -278,6 +278,11 @@ test('linked providers: Link Google goes through the provider and back; unlink',
   await providers.getByRole('button', { name: 'Unlink Google' }).click();
   await assert.doesNotReject(page().getByText('Google is no longer linked.').waitFor());
   assert.equal(await providers.getByRole('link', { name: 'Link Google' }).count(), 1);
+  await page().reload();
+  const newest = page().locator('#activity li');
+  await newest.first().waitFor();
+  assert.match((await newest.nth(0).textContent()) ?? '', /^Provider unlinked \(Google\)/);
+  assert.match((await newest.nth(1).textContent()) ?? '', /^Provider linked \(Google\)/);
 });
 
 test('passkeys: add one (virtual authenticator), rename it, sign out, sign in with it, delete it', needsChromium(), async () => {
