@@ -3,8 +3,7 @@
 // sign-in (mfa-challenge.ts) also completes it: an account with two-step on proves its password
 // to the link, and the identity is bound only once the second step has passed too.
 import type { Tx } from '../../infra/mail/outbox.js';
-import { providerLinked } from '../../infra/mail/templates.js';
-import { recordSecurityEvent } from '../activity/security-events.js';
+import { recordProviderLinked } from '../activity/provider-linked.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { badRequest } from '../errors.js';
 
@@ -16,7 +15,7 @@ export const invalidPendingLink = () => badRequest('This link is invalid or has 
  * unique violation when the identity was linked meanwhile.
  */
 export async function bindPendingLink(
-  deps: Pick<DomainDeps, 'outbox' | 'mailContext'>,
+  deps: Pick<DomainDeps, 'clock' | 'outbox' | 'mailContext'>,
   tx: Tx,
   linkId: string,
   account: { id: string; email: string; emailVerified: boolean },
@@ -43,8 +42,7 @@ export async function bindPendingLink(
       linkedWhileUnverified: !account.emailVerified,
     },
   });
-  // As every link records it (sso/provider-linked.ts): the security event and the notice.
-  const { provider, providerEmail } = link;
-  await recordSecurityEvent(tx, { accountId: account.id, type: 'provider_linked', client, at: now, detail: { provider, email: providerEmail } });
-  await deps.outbox.enqueue(tx, account.email, providerLinked(deps.mailContext, { at: now, provider, providerEmail }), account.id);
+  // As every link records it: the security event and the notice.
+  const identity = { provider: link.provider, email: link.providerEmail };
+  await recordProviderLinked(deps, tx, { accountId: account.id, accountEmail: account.email, identity, client, at: now });
 }

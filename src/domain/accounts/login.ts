@@ -7,7 +7,7 @@ import type { DomainDeps, ClientInfo } from '../context.js';
 import { wrongCredentials } from '../errors.js';
 import { issueSignIn, type SignedIn } from '../sessions/sign-in.js';
 import { hasNul, normalizeEmail } from './email-address.js';
-import { checkPassword } from './password-check.js';
+import { checkSignInPassword } from './password-check.js';
 import { networkOf } from '../sessions/network.js';
 import { createMfaChallenge, type MfaRequired } from './mfa-challenge.js';
 
@@ -46,7 +46,7 @@ export async function login(
   const network = networkOf(client.ip) ?? '';
   const account = hasNul(emailKey) ? null : await findAccount(deps.db, emailKey, network);
   const subject = { emailKey, passwordHash: account?.passwordHash ?? null, knownNetwork: account?.knownNetwork === true };
-  const rehash = await checkPassword(deps, subject, input.password, client, wrongCredentials);
+  const rehash = await checkSignInPassword(deps, account?.id ?? null, subject, input.password, client, wrongCredentials);
   if (!account) throw wrongCredentials(); // not reached: without a hash checkPassword throws
   if (account.twoStep) {
     if (rehash) await deps.db.account.update({ where: { id: account.id }, data: { passwordHash: rehash } });

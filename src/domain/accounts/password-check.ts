@@ -15,7 +15,9 @@
 // counted against the same limits.
 import type { Cache } from '../../infra/cache/cache.js';
 import type { ClientInfo } from '../context.js';
-import type { AppError } from '../errors.js';
+import { AppError } from '../errors.js';
+import { recordSecurityEventQuietly } from '../activity/security-events.js';
+import type { DomainDeps } from '../context.js';
 import { networkOf } from '../sessions/network.js';
 import { burnPasswordHash, verifyPassword } from './password.js';
 import { LIMITS, assertUnderLimit, consume, reserve, resetLimit, type Limit } from './rate-limit.js';
@@ -94,4 +96,28 @@ export async function checkPassword(
     wrong,
   );
   return outcome.rehash;
+}
+
+/**
+ * checkPassword for a sign-in (login, pending-link confirmation): a wrong password for an existing
+ * account goes into its security activity. A refused attempt (429) does not: it checked nothing,
+ * and a flood of them must not become a flood of rows.
+ */
+export async function checkSignInPassword(
+  deps: Pick<DomainDeps, 'cache' | 'db' | 'logger' | 'clock'>,
+  accountId: string | null,
+  subject: PasswordSubject,
+  password: string,
+  client: ClientInfo,
+  wrong: () => AppError,
+): Promise<string | null> {
+  try {
+    return await checkPassword(deps, subject, password, client, wrong);
+  } catch (err) {
+    if (accountId && err instanceof AppError && err.code === 'UNAUTHENTICATED') {
+      const failed = { accountId, type: 'sign_in_failed', client, at: deps.clock(), detail: { method: 'password' } } as const;
+      await recordSecurityEventQuietly(deps, failed);
+    }
+    throw err;
+  }
 }

@@ -16,7 +16,7 @@ import type { Intent } from './state.js';
 import { invalidateAccountView } from '../accounts/account-view.js';
 import { createMfaChallenge } from '../accounts/mfa-challenge.js';
 import { unauthenticated } from '../errors.js';
-import { recordProviderLinked } from './provider-linked.js';
+import { recordProviderLinked } from '../activity/provider-linked.js';
 
 export type SsoOutcome =
   | { kind: 'signed-in'; signedIn: SignedIn }

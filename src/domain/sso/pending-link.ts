@@ -4,7 +4,7 @@
 // limits as logins and leave the pending link usable until it expires.
 import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail } from '../accounts/email-address.js';
-import { checkPassword } from '../accounts/password-check.js';
+import { checkSignInPassword } from '../accounts/password-check.js';
 import { networkOf } from '../sessions/network.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
 import { isUniqueViolation } from '../../infra/db/errors.js';
@@ -75,8 +75,9 @@ export async function confirmLink(
   });
   if (!link || link.usedAt || link.expiresAt <= deps.clock()) throw invalidLink();
   const { account } = link;
-  const rehash = await checkPassword(
+  const rehash = await checkSignInPassword(
     deps,
+    account.id,
     { emailKey: normalizeEmail(account.email), passwordHash: account.passwordHash, knownNetwork: account.knownNetworks.length > 0 },
     input.password,
     client,

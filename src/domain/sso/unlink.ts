@@ -3,7 +3,8 @@
 // a password keeps its only identity unless it has a passkey. The account row is locked so that
 // two concurrent removals (two identities, or an identity and a passkey) cannot both succeed.
 import type { Tx } from '../../infra/mail/outbox.js';
-import type { DomainDeps } from '../context.js';
+import type { ClientInfo, DomainDeps } from '../context.js';
+import { recordSecurityEvent } from '../activity/security-events.js';
 import { badRequest, notFound } from '../errors.js';
 import { isProviderName } from './identity.js';
 import { invalidateAccountView } from '../accounts/account-view.js';
@@ -39,7 +40,7 @@ export async function lockSignInMethods(tx: Tx, accountId: string): Promise<Sign
 /** How many ways to sign in remain. */
 export const methodCount = (m: SignInMethods): number => (m.hasPassword ? 1 : 0) + m.identities.length + m.passkeys;
 
-export async function unlinkProvider(deps: DomainDeps, accountId: string, provider: string): Promise<void> {
+export async function unlinkProvider(deps: DomainDeps, accountId: string, provider: string, client: ClientInfo): Promise<void> {
   if (!isProviderName(provider)) throw notLinked();
   await deps.db.$transaction(async (tx) => {
     const methods = await lockSignInMethods(tx, accountId);
@@ -47,6 +48,7 @@ export async function unlinkProvider(deps: DomainDeps, accountId: string, provid
     if (!methods || !identity) throw notLinked();
     if (methodCount(methods) <= 1) throw badRequest(LAST_METHOD_MESSAGE);
     await tx.linkedIdentity.delete({ where: { id: identity.id } });
+    await recordSecurityEvent(tx, { accountId, type: 'provider_unlinked', client, at: deps.clock(), detail: { provider } });
   });
   await invalidateAccountView(deps.cache, accountId);
 }

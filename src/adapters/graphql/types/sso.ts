@@ -11,7 +11,7 @@ builder.mutationFields((t) => ({
     authScopes: { signedIn: true },
     args: { provider: t.arg.string({ required: true, description: 'google or github' }) },
     resolve: async (_root, args, ctx) => {
-      await unlinkProvider(ctx.deps, ctx.viewer!.accountId, args.provider);
+      await unlinkProvider(ctx.deps, ctx.viewer!.accountId, args.provider, ctx.client);
       return true;
     },
   }),
