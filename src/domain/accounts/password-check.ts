@@ -10,17 +10,18 @@
 //   - per account, everywhere: 50 failures per 15 minutes (distributed guessing);
 //   - per client network, across accounts: 50 failures per 15 minutes.
 // A missing hash (an unknown email, an SSO-only account) still burns one, so timing does not
-// tell. A success clears the budget it was counted against; failures also count against the
-// account ceiling and the client network. A second step's code (accounts/second-step.ts) is
+// tell. Every attempt is counted against its budget, the ceiling and the network before it is
+// checked; a success clears its budget and takes back its count from the ceiling and the network,
+// so those two count failures. A second step's code (accounts/second-step.ts) is
 // counted against the same limits.
 import type { Cache } from '../../infra/cache/cache.js';
 import type { ClientInfo } from '../context.js';
-import { AppError } from '../errors.js';
+import { AppError, rateLimited } from '../errors.js';
 import { recordSecurityEventQuietly } from '../activity/security-events.js';
 import type { DomainDeps } from '../context.js';
 import { networkOf } from '../sessions/network.js';
 import { burnPasswordHash, verifyPassword } from './password.js';
-import { LIMITS, assertUnderLimit, consume, reserve, resetLimit, type Limit } from './rate-limit.js';
+import { LIMITS, consume, refund, resetLimit, type Limit } from './rate-limit.js';
 
 export interface PasswordSubject {
   /** The account's normalized email (or the typed one, for an unknown address). */
@@ -37,10 +38,13 @@ export const ipSubject = (ip: string) => networkOf(ip) ?? ip;
 export type AttemptSubject = Pick<PasswordSubject, 'emailKey' | 'knownNetwork'>;
 
 /**
- * Runs one attempt (a password, a second step's code) under the sign-in limits: counted before
- * `attempt` runs; null from it is a failure (counted against the account ceiling and the client
- * network too, then `wrong()` is thrown); a value is a success, which clears the budget it was
- * counted against.
+ * Runs one attempt (a password, a second step's code) under the sign-in limits. The attempt is
+ * counted against all three before it runs (its budget, the account ceiling, the client network),
+ * so parallel attempts queue on the counters and none can overtake a limit, and it runs only when
+ * all three still allow it. null from it is a failure: `wrong()` is thrown and the counts stand. A
+ * value is a success: it clears the budget it was counted against and takes back its count from
+ * the ceiling and the network, which count failures (an office behind one address signing in all
+ * day never exhausts them).
  */
 export async function underSignInLimits<T>(
   deps: { cache: Cache },
@@ -53,21 +57,20 @@ export async function underSignInLimits<T>(
   const [accountLimit, accountSubject]: [Limit, string] = subject.knownNetwork
     ? [LIMITS.loginPerKnownNetwork, `${subject.emailKey}|${network}`]
     : [LIMITS.loginPerAccount, subject.emailKey];
-  await Promise.all([
-    assertUnderLimit(deps.cache, LIMITS.loginPerIp, network),
-    assertUnderLimit(deps.cache, LIMITS.loginAccountCeiling, subject.emailKey),
-    // Reserve before verifying: the count is taken atomically, so parallel attempts queue on it.
-    reserve(deps.cache, accountLimit, accountSubject),
+  const counts = await Promise.all([
+    consume(deps.cache, LIMITS.loginPerIp, network),
+    consume(deps.cache, LIMITS.loginAccountCeiling, subject.emailKey),
+    consume(deps.cache, accountLimit, accountSubject),
   ]);
+  const refused = counts.filter((c) => !c.allowed);
+  if (refused.length > 0) throw rateLimited(Math.max(...refused.map((c) => c.retryAfterSeconds)));
   const result = await attempt();
-  if (result === null) {
-    await Promise.all([
-      consume(deps.cache, LIMITS.loginPerIp, network),
-      consume(deps.cache, LIMITS.loginAccountCeiling, subject.emailKey),
-    ]);
-    throw wrong();
-  }
-  await resetLimit(deps.cache, accountLimit, accountSubject);
+  if (result === null) throw wrong();
+  await Promise.all([
+    refund(deps.cache, LIMITS.loginPerIp, network),
+    refund(deps.cache, LIMITS.loginAccountCeiling, subject.emailKey),
+    resetLimit(deps.cache, accountLimit, accountSubject),
+  ]);
   return result;
 }
 

@@ -51,13 +51,6 @@ async function counted<T>(cache: Cache, op: (store: Cache) => Promise<T>): Promi
 
 const retryAfter = (resetMs: number) => Math.max(1, Math.ceil(resetMs / 1000));
 
-/** Throws RATE_LIMITED (with Retry-After) when the counter is already at its maximum; else returns the count. */
-export async function assertUnderLimit(cache: Cache, limit: Limit, subject: string): Promise<number> {
-  const current = await counted(cache, (c) => c.peek(key(limit, subject)));
-  if (current && current.count >= limit.max) throw rateLimited(retryAfter(current.resetMs));
-  return current?.count ?? 0;
-}
-
 /** Counts one event; `allowed` is false once the window's maximum is passed. */
 export async function consume(cache: Cache, limit: Limit, subject: string): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
   const { count, resetMs } = await counted(cache, (c) => c.hit(key(limit, subject), limit.windowMs));
@@ -68,6 +61,11 @@ export async function consume(cache: Cache, limit: Limit, subject: string): Prom
 export async function reserve(cache: Cache, limit: Limit, subject: string, message?: string): Promise<void> {
   const { allowed, retryAfterSeconds } = await consume(cache, limit, subject);
   if (!allowed) throw rateLimited(retryAfterSeconds, message);
+}
+
+/** Takes back one counted event (a success, where only failures should count). */
+export async function refund(cache: Cache, limit: Limit, subject: string): Promise<void> {
+  await counted(cache, (c) => c.unhit(key(limit, subject)));
 }
 
 export async function resetLimit(cache: Cache, limit: Limit, subject: string): Promise<void> {

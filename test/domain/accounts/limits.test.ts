@@ -54,6 +54,29 @@ test('a ceiling of 50 failures per account holds across every network, known one
   assertProblem(await login(s, email, PASSWORD, randomIp()), 429, 'RATE_LIMITED');
 });
 
+test('one network gets at most 50 password checks across accounts, even all at once', async () => {
+  const ip = randomIp();
+  // Unknown addresses burn a hash like any wrong password, and count against the network.
+  const replies = await Promise.all(Array.from({ length: 70 }, () => login(s, uniqueEmail('spray'), 'wrong password', ip)));
+  const checked = replies.filter((r) => r.status === 401).length;
+  assert.ok(checked <= 50, `${checked} passwords were checked from one network`);
+  assert.ok(checked >= 40, `only ${checked} were checked: the limit is 50`);
+  assert.equal(replies.filter((r) => r.status === 429).length, 70 - checked);
+});
+
+test('successful sign-ins do not use up the network or the account ceiling, which count failures', async () => {
+  const ip = randomIp();
+  const email = await account(s, ip);
+  // In waves of 5: the account's own budget (10) counts attempts in flight, successes included.
+  for (let wave = 0; wave < 11; wave++) {
+    const ok = await Promise.all(Array.from({ length: 5 }, () => login(s, email, PASSWORD, ip)));
+    assert.deepEqual([...new Set(ok.map((r) => r.status))], [200], ok.map((r) => r.text).join('\n'));
+  }
+  // 55 counted and taken back: a wrong password from the same network is still checked.
+  assert.equal((await login(s, uniqueEmail('after'), 'wrong password', ip)).status, 401);
+  assert.equal((await login(s, email, 'wrong password', randomIp())).status, 401);
+});
+
 test('sign-ups are limited per client network (SIGNUP_RATE_LIMIT an hour)', async () => {
   const server = await startTestServer({ env: { TRUST_PROXY: 'true', SIGNUP_RATE_LIMIT: '3' } });
   try {
