@@ -32,6 +32,8 @@ export interface Deps extends DomainDeps {
   mailWorker: MailWorker;
   /** AES-256-GCM under ENCRYPTION_KEY (or the embedded default key). */
   cipher: Cipher;
+  /** After-reply work; shutdown drains it. */
+  background: BackgroundWork;
   /** The enabled SSO providers (arctic clients), built once. */
   providers: ReadonlyMap<ProviderName, SsoProvider>;
   close(): Promise<void>;

@@ -17,7 +17,7 @@
 import type { Cache } from '../../infra/cache/cache.js';
 import type { ClientInfo } from '../context.js';
 import { AppError, rateLimited } from '../errors.js';
-import { recordSecurityEventQuietly } from '../activity/security-events.js';
+import { recordSecurityEvent } from '../activity/security-events.js';
 import type { DomainDeps } from '../context.js';
 import { networkOf } from '../sessions/network.js';
 import { burnPasswordHash, verifyPassword } from './password.js';
@@ -103,11 +103,12 @@ export async function checkPassword(
 
 /**
  * checkPassword for a sign-in (login, pending-link confirmation): a wrong password for an existing
- * account goes into its security activity. A refused attempt (429) does not: it checked nothing,
- * and a flood of them must not become a flood of rows.
+ * account goes into its security activity, written after the reply, so that an existing account's
+ * 401 takes no longer than an unknown address's (which writes nothing). A refused attempt (429)
+ * is not written: it checked nothing, and a flood of them must not become a flood of rows.
  */
 export async function checkSignInPassword(
-  deps: Pick<DomainDeps, 'cache' | 'db' | 'logger' | 'clock'>,
+  deps: Pick<DomainDeps, 'cache' | 'db' | 'clock' | 'background'>,
   accountId: string | null,
   subject: PasswordSubject,
   password: string,
@@ -119,7 +120,7 @@ export async function checkSignInPassword(
   } catch (err) {
     if (accountId && err instanceof AppError && err.code === 'UNAUTHENTICATED') {
       const failed = { accountId, type: 'sign_in_failed', client, at: deps.clock(), detail: { method: 'password' } } as const;
-      await recordSecurityEventQuietly(deps, failed);
+      deps.background.run('record a failed sign-in', () => recordSecurityEvent(deps.db, failed));
     }
     throw err;
   }

@@ -58,6 +58,7 @@ test('sign-in, two-step and provider events: each once, in order, masked, with t
   const unlink = await s.request('/api/account/sso/github', { method: 'DELETE', bearer: token, headers });
   assert.equal(unlink.status, 204, unlink.text);
 
+  await s.deps.background.drain();
   const r = await s.request('/api/account/activity?limit=100', { bearer: token });
   assert.equal(r.status, 200, r.text);
   const events: Event[] = r.json.events;
@@ -102,8 +103,10 @@ test('sign-in, two-step and provider events: each once, in order, masked, with t
 
 test('a refused attempt (429) is not written; an unknown email writes nothing anywhere', async () => {
   const a = await signedIn(s, { headers });
+  await s.deps.background.drain();
   const before = await s.deps.db.securityEvent.count();
   assert.equal((await post('/auth/login', { email: uniqueEmail('nobody'), password: 'whatever it is' })).status, 401);
+  await s.deps.background.drain();
   assert.equal(await s.deps.db.securityEvent.count(), before, 'nothing for an unknown address');
   let refused = 0;
   for (let i = 0; i < 12; i++) {
@@ -111,6 +114,7 @@ test('a refused attempt (429) is not written; an unknown email writes nothing an
     if (r.status === 429) refused++;
   }
   assert.ok(refused >= 1, 'the account budget ran out');
+  await s.deps.background.drain(); // failed sign-ins are written after the reply
   const failed = await s.deps.db.securityEvent.count({ where: { accountId: a.id, type: 'sign_in_failed' } });
   assert.equal(failed, 12 - refused, 'one event per checked password, none per refusal');
 });
