@@ -8,14 +8,14 @@ import { checkSignInPassword } from '../accounts/password-check.js';
 import { networkOf } from '../sessions/network.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
 import { isUniqueViolation } from '../../infra/db/errors.js';
-import { AppError, badRequest, conflict } from '../errors.js';
+import { AppError, conflict } from '../errors.js';
 import { issueSignIn, type SignedIn } from '../sessions/sign-in.js';
 import type { ProviderIdentity, ProviderName } from './identity.js';
 import { createMfaChallenge, type MfaRequired } from '../accounts/mfa-challenge.js';
+import { bindPendingLink, invalidPendingLink as invalidLink } from '../accounts/deferred-link.js';
 
 export const PENDING_LINK_TTL_MS = 15 * 60_000;
 
-const invalidLink = () => badRequest('This link is invalid or has expired. Sign in with the provider again.');
 const wrongPassword = () => new AppError('UNAUTHENTICATED', 'Incorrect password.');
 
 export async function createPendingLink(deps: DomainDeps, accountId: string, identity: ProviderIdentity): Promise<string> {
@@ -90,23 +90,8 @@ export async function confirmLink(
   }
   try {
     return await issueSignIn(deps, account, client, { method: link.provider as ProviderName, secondStep: false }, async (tx) => {
-      const now = deps.clock();
-      // Single use under races: only the request that flips used_at goes on.
-      const { count } = await tx.pendingLink.updateMany({
-        where: { id: link.id, usedAt: null, expiresAt: { gt: now } },
-        data: { usedAt: now },
-      });
-      if (count !== 1) throw invalidLink();
-      await tx.linkedIdentity.create({
-        data: {
-          accountId: account.id,
-          provider: link.provider,
-          providerUserId: link.providerUserId,
-          email: link.providerEmail,
-          linkedAt: now,
-          linkedWhileUnverified: !account.emailVerified,
-        },
-      });
+      // The same binding as after a second step: single use, the identity, its event and notice.
+      await bindPendingLink(deps, tx, link.id, account, client, deps.clock());
       if (rehash) await tx.account.update({ where: { id: account.id }, data: { passwordHash: rehash } });
     });
   } catch (err) {

@@ -118,3 +118,23 @@ test('a refused attempt (429) is not written; an unknown email writes nothing an
   const failed = await s.deps.db.securityEvent.count({ where: { accountId: a.id, type: 'sign_in_failed' } });
   assert.equal(failed, 12 - refused, 'one event per checked password, none per refusal');
 });
+
+test('confirming a pending link with the password records provider_linked once and sends the notice', async () => {
+  const a = await signedIn(s, { headers });
+  const trip = await roundTrip(s, fake, 'google', fakeUser(a.email));
+  const location = new URL(String(trip.callback.headers.location));
+  assert.equal(location.pathname, '/link-account');
+  const r = await post('/auth/oauth/confirm-link', { token: location.searchParams.get('token'), password: PASSWORD });
+  assert.equal(r.status, 200, r.text);
+  await s.deps.background.drain();
+  const events = await s.deps.db.securityEvent.findMany({ where: { accountId: a.id }, orderBy: { seq: 'asc' } });
+  assert.deepEqual(
+    events.map((e) => [e.type, e.detail]),
+    [
+      ['sign_in', { method: 'password', second_step: false }],
+      ['provider_linked', { provider: 'google', email: a.email }],
+      ['sign_in', { method: 'google', second_step: false }],
+    ],
+  );
+  await s.smtp.waitFor(a.email, 'provider-linked');
+});
