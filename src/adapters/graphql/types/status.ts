@@ -9,6 +9,11 @@ const ComponentStatusRef = builder.objectRef<ComponentStatus>('StatusComponent')
     name: t.exposeString('name', { description: 'broker, api or edge.' }),
     ok: t.exposeBoolean('ok', { description: 'True when its /healthz answered 2xx (edge: always).' }),
     detail: t.exposeString('detail', { description: 'Why: ok, "status <code>" for a non-2xx reply, or the connection error.' }),
+    latencyMs: t.int({
+      nullable: true,
+      description: "The probe's duration in milliseconds; null for edge (not probed) and an unconfigured broker.",
+      resolve: (c) => c.latency_ms,
+    }),
   }),
 });
 
