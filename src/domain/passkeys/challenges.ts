@@ -4,6 +4,7 @@
 // session that asked for it; a sign-in challenge by the SHA-256 of a random challenge id.
 import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
 import type { DomainDeps } from '../context.js';
+import { unavailable } from '../errors.js';
 import { CEREMONY_MS } from './relying-party.js';
 
 interface Stored {
@@ -16,13 +17,24 @@ interface Stored {
 const registrationKey = (sessionId: string) => `passkey:reg:${sessionId}`;
 const signInKey = (challengeId: string) => `passkey:login:${hashToken(challengeId)}`;
 
+/**
+ * Challenges live only in the shared cache (every instance must find them): while it is
+ * unreachable a ceremony cannot start or finish: 503 UNAVAILABLE, not an internal error.
+ * Passwords and sessions keep working meanwhile.
+ */
+const cacheDown = () => unavailable('Passkeys are unavailable for a moment. Try again shortly, or sign in with your password.');
+
 async function put(deps: Pick<DomainDeps, 'cache' | 'clock'>, key: string, value: Omit<Stored, 'expiresAt'>): Promise<void> {
   const stored: Stored = { ...value, expiresAt: deps.clock().getTime() + CEREMONY_MS };
-  await deps.cache.set(key, JSON.stringify(stored), CEREMONY_MS);
+  await deps.cache.set(key, JSON.stringify(stored), CEREMONY_MS).catch(() => {
+    throw cacheDown();
+  });
 }
 
 async function take(deps: Pick<DomainDeps, 'cache' | 'clock'>, key: string): Promise<Stored | null> {
-  const raw = await deps.cache.take(key);
+  const raw = await deps.cache.take(key).catch(() => {
+    throw cacheDown();
+  });
   if (!raw) return null;
   const stored = JSON.parse(raw) as Stored;
   return stored.expiresAt > deps.clock().getTime() ? stored : null;
