@@ -119,7 +119,8 @@ async function render(rawPath: string, opts: { keepFocus?: boolean } = {}): Prom
     const error = params.get('sso_error');
     if (linked) flash('ok', `${linked === 'github' ? 'GitHub' : linked === 'google' ? 'Google' : linked} is now linked to your account.`);
     if (error && me) flash('error', ssoErrorText(error, params.get('provider')));
-    path = me ? (linked ? '/security' : '/account') : '/sign-in';
+    // A link attempt (from Security) comes back there; a sign-in goes to the account page.
+    path = me ? (linked || error ? '/security' : '/account') : '/sign-in';
     const keep = error && !me ? location.search : '';
     history.replaceState(null, '', path + keep);
   }
