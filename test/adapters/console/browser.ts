@@ -4,31 +4,13 @@
 // console, axe-core checks, and screenshots at desktop and phone width under
 // test-artifacts/console/.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { useFixture } from '../../support/fixture.js';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export { CHROMIUM, needsChromium, useBrowser } from '../../support/browser.js';
 export const ARTIFACTS = join('test-artifacts', 'console');
-
-/** node:test options: skip with the reason when there is no Chromium to drive. */
-export function needsChromium(): { skip?: string } {
-  return existsSync(CHROMIUM) ? {} : { skip: `needs Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)` };
-}
-
-export function useBrowser(): () => Browser {
-  return useFixture(
-    () =>
-      chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-      }),
-    (b) => b.close(),
-    needsChromium(),
-  );
-}
 
 const LOOPBACK = (hostname: string) => hostname === '127.0.0.1' || hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]';
 

@@ -6,47 +6,14 @@
 // The page's origin must be APP_URL (ALLOWED_ORIGINS), known before the server picks its port:
 // the browser talks to a loopback forwarder whose port is chosen first.
 import assert from 'node:assert/strict';
-import { connect, createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { test } from 'node:test';
-import { chromium } from 'playwright-core';
 import { PASSWORD, signedIn } from '../../support/accounts.js';
+import { useBrowser, useForwarder } from '../../support/browser.js';
 import { useFixture } from '../../support/fixture.js';
 import { useServer } from '../../support/server.js';
 import { enableTwoStep, freshCode } from '../../support/totp.js';
 
-interface Forwarder {
-  port: number;
-  target: number;
-  server: NetServer;
-  sockets: Set<Socket>;
-}
-
-const forwarder = useFixture(
-  async (): Promise<Forwarder> => {
-    const f: Forwarder = { port: 0, target: 0, server: createServer(), sockets: new Set() };
-    f.server.on('connection', (client) => {
-      const upstream = connect(f.target, '127.0.0.1');
-      for (const sock of [client, upstream]) {
-        f.sockets.add(sock);
-        sock.on('close', () => f.sockets.delete(sock));
-        sock.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream);
-      upstream.pipe(client);
-    });
-    await new Promise<void>((resolve) => f.server.listen(0, '127.0.0.1', resolve));
-    f.port = (f.server.address() as AddressInfo).port;
-    return f;
-  },
-  async (f) => {
-    for (const sock of f.sockets) sock.destroy();
-    await new Promise<void>((resolve) => f.server.close(() => resolve()));
-  },
-);
-
+const forwarder = useForwarder();
 const origin = () => `http://localhost:${forwarder().port}`;
 const s = useServer(() => ({ env: { APP_URL: origin() } }));
 useFixture(
@@ -56,14 +23,7 @@ useFixture(
   async () => {},
 );
 
-const browser = useFixture(
-  () =>
-    chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    }),
-  (b) => b.close(),
-);
+const browser = useBrowser();
 
 test('in Chromium, the /mfa page takes the code, signs the browser in, and shows a wrong code\'s detail', async () => {
   const a = await signedIn(s);

@@ -7,48 +7,13 @@
 // server picks its port when it listens; so the browser talks to a loopback forwarder whose port
 // is chosen first and which passes bytes to the server once it is up.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { connect, createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { test } from 'node:test';
-import { chromium } from 'playwright-core';
 import { signup } from '../../support/accounts.js';
+import { ARTIFACTS, useBrowser, useForwarder } from '../../support/browser.js';
 import { useFixture } from '../../support/fixture.js';
 import { useServer } from '../../support/server.js';
 
-const ARTIFACTS = new URL('../../../test-artifacts/', import.meta.url);
-
-interface Forwarder {
-  port: number;
-  target: number;
-  server: NetServer;
-  sockets: Set<Socket>;
-}
-
-const forwarder = useFixture(
-  async (): Promise<Forwarder> => {
-    const f: Forwarder = { port: 0, target: 0, server: createServer(), sockets: new Set() };
-    f.server.on('connection', (client) => {
-      const upstream = connect(f.target, '127.0.0.1');
-      for (const sock of [client, upstream]) {
-        f.sockets.add(sock);
-        sock.on('close', () => f.sockets.delete(sock));
-        sock.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream);
-      upstream.pipe(client);
-    });
-    await new Promise<void>((resolve) => f.server.listen(0, '127.0.0.1', resolve));
-    f.port = (f.server.address() as AddressInfo).port;
-    return f;
-  },
-  async (f) => {
-    for (const sock of f.sockets) sock.destroy();
-    await new Promise<void>((resolve) => f.server.close(() => resolve()));
-  },
-);
+const forwarder = useForwarder();
 
 const origin = () => `http://localhost:${forwarder().port}`;
 // Default RP: rp id `localhost`, origin http://localhost:<forwarder port>; cookie writes from it pass.
@@ -60,24 +25,7 @@ useFixture(
   async () => {},
 );
 
-const browser = useFixture(
-  async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    return chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
-  },
-  (b) => b.close(),
-);
+const browser = useBrowser();
 
 test('in Chromium with a virtual authenticator: sign in with the password, add a passkey, sign out, sign in with the passkey', async () => {
   const account = await signup(s);

@@ -3,29 +3,12 @@
 // endpoint object; all answer 200 with Cache-Control: no-cache and follow the roll-up's window.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chromium } from 'playwright-core';
-import { useFixture } from '../../support/fixture.js';
+import { useBrowser } from '../../support/browser.js';
 import { assertProblem } from '../../support/problem.js';
 import { useStatusFixture, ZONE } from '../../support/status.js';
 
 const f = useStatusFixture();
-const browser = useFixture(
-  () =>
-    chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        `--host-resolver-rules=MAP ${ZONE} 127.0.0.1`,
-      ],
-    }),
-  (b) => b.close(),
-);
+const browser = useBrowser({ hostMap: [ZONE] });
 
 interface ParsedBadge {
   root: string;

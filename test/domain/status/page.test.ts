@@ -2,34 +2,14 @@
 // checked_at, one row per component with a green "ok" or red "down" marker, readable on a phone;
 // each component's uptimes and its 90-day strip (inline SVG), screenshots in test-artifacts/.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { test } from 'node:test';
-import { chromium } from 'playwright-core';
-import { useFixture } from '../../support/fixture.js';
+import { ARTIFACTS, useBrowser } from '../../support/browser.js';
 import { STRIP_COLORS } from '../../../src/domain/status/page.js';
 import { DAY_MS, midnightOf, useStatusFixture, ZONE } from '../../support/status.js';
 
-const ARTIFACTS = new URL('../../../test-artifacts/', import.meta.url);
-
 const f = useStatusFixture();
-const browser = useFixture(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      // The zone host must be the Host header, and browsers do not let pages set it: resolve the
-      // zone name to the test server's loopback address instead.
-      `--host-resolver-rules=MAP ${ZONE} 127.0.0.1`,
-    ],
-  });
-}, (b) => b.close());
+// The zone host must be the Host header, and pages cannot set it: resolve it to loopback.
+const browser = useBrowser({ hostMap: [ZONE] });
 
 /** "rgb(26, 127, 55)" → [26, 127, 55] */
 const rgb = (css: string): number[] => (css.match(/\d+/g) ?? []).slice(0, 3).map(Number);
