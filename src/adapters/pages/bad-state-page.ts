@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { PAGE_HEADERS, frame } from './layout.js';
 import { escapeHtml } from '../../infra/html/escape.js';
 
-export function badStatePage(reply: FastifyReply, appUrl: string, serviceName = 'Tunnel Service'): FastifyReply {
+export function badStatePage(reply: FastifyReply, appUrl: string, serviceName: string): FastifyReply {
   const html = frame({
     serviceName,
     title: 'Sign-in could not be completed',

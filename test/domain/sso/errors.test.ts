@@ -11,7 +11,7 @@ import { useFakeProviders } from '../../support/fake-providers.js';
 import { APP_URL, Browser, accountOf, appRedirect, fakeUser, roundTrip } from '../../support/sso-browser.js';
 
 const fake = useFakeProviders();
-const s = useServer(() => ({ env: { ...fake.env(), APP_URL } }));
+const s = useServer(() => ({ env: { ...fake.env(), APP_URL, SERVICE_NAME: 'Acme Tunnels' } }));
 
 const accountsWith = (email: string) => s.deps.db.account.count({ where: { emailNormalized: email.toLowerCase() } });
 
@@ -72,6 +72,7 @@ test('a bad state asked for as HTML is a 400 page pointing back to the app', asy
   assert.match(String(reply.headers['content-type']), /text\/html/);
   assert.ok(reply.text.includes(`href="${APP_URL}/"`));
   assert.ok(!reply.text.includes('<script'));
+  assert.ok(reply.text.includes('Acme Tunnels'), 'the page names the service (SERVICE_NAME)');
 });
 
 test('access_denied at the provider returns to the app with an error and creates nothing', async () => {

@@ -77,7 +77,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
   app.get<ProviderParams>('/auth/oauth/:provider/callback', async (req, reply) => {
     const provider = providerOf(req.params.provider);
     const flow = await takeFlow(deps.cache, deps.clock(), req.cookies[bindingCookie], first(req.query.state), provider.name);
-    if (!flow) return badState(req, reply, config.appUrl);
+    if (!flow) return badState(req, reply, config.appUrl, deps.mailContext.serviceName);
     const error = first(req.query.error);
     if (typeof error === 'string') return refuse(reply, provider.name, error === 'access_denied' ? 'access_denied' : 'provider_error');
     const code = first(req.query.code);
@@ -115,7 +115,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
 }
 
 /** API.md: 400 for a bad or replayed state; a person in a browser gets a page, not JSON. */
-function badState(req: FastifyRequest, reply: FastifyReply, appUrl: string): FastifyReply {
-  if ((req.headers.accept ?? '').includes('text/html')) return badStatePage(reply, appUrl);
+function badState(req: FastifyRequest, reply: FastifyReply, appUrl: string, serviceName: string): FastifyReply {
+  if ((req.headers.accept ?? '').includes('text/html')) return badStatePage(reply, appUrl, serviceName);
   throw badRequest('The sign-in attempt is invalid, expired or already used. Start the sign-in again.');
 }
