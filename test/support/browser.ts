@@ -6,6 +6,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { useFixture } from './fixture.js';
+import { useServer, type Server } from './server.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -78,4 +79,21 @@ export function useForwarder(): () => Forwarder {
       await new Promise<void>((resolve) => f.server.close(() => resolve()));
     },
   );
+}
+
+/**
+ * A test server whose APP_URL is the origin the browser uses (http://localhost:<forwarder port>):
+ * pages that check their origin (cookie writes, WebAuthn) see their own. Call at file level.
+ */
+export function useServerAtOrigin(opts: { env?: Record<string, string> } = {}): { server: Server; origin: () => string } {
+  const forwarder = useForwarder();
+  const origin = () => `http://localhost:${forwarder().port}`;
+  const server = useServer(() => ({ env: { APP_URL: origin(), ...opts.env } }));
+  useFixture(
+    async () => {
+      forwarder().target = Number(new URL(server.url).port);
+    },
+    async () => {},
+  );
+  return { server, origin };
 }

@@ -8,20 +8,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PASSWORD, signedIn } from '../../support/accounts.js';
-import { useBrowser, useForwarder } from '../../support/browser.js';
-import { useFixture } from '../../support/fixture.js';
-import { useServer } from '../../support/server.js';
+import { useBrowser, useServerAtOrigin } from '../../support/browser.js';
 import { enableTwoStep, freshCode } from '../../support/totp.js';
 
-const forwarder = useForwarder();
-const origin = () => `http://localhost:${forwarder().port}`;
-const s = useServer(() => ({ env: { APP_URL: origin() } }));
-useFixture(
-  async () => {
-    forwarder().target = Number(new URL(s.url).port);
-  },
-  async () => {},
-);
+const { server: s, origin } = useServerAtOrigin();
 
 const browser = useBrowser();
 

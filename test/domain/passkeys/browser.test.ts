@@ -9,21 +9,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { signup } from '../../support/accounts.js';
-import { ARTIFACTS, useBrowser, useForwarder } from '../../support/browser.js';
-import { useFixture } from '../../support/fixture.js';
-import { useServer } from '../../support/server.js';
+import { ARTIFACTS, useBrowser, useServerAtOrigin } from '../../support/browser.js';
 
-const forwarder = useForwarder();
-
-const origin = () => `http://localhost:${forwarder().port}`;
 // Default RP: rp id `localhost`, origin http://localhost:<forwarder port>; cookie writes from it pass.
-const s = useServer(() => ({ env: { APP_URL: origin() } }));
-useFixture(
-  async () => {
-    forwarder().target = Number(new URL(s.url).port);
-  },
-  async () => {},
-);
+const { server: s, origin } = useServerAtOrigin();
 
 const browser = useBrowser();
 
