@@ -11,7 +11,10 @@ const only = process.argv.slice(2);
 const files = only.length > 0 ? only : walk('test').sort();
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files],
+  // --test-force-exit: a file whose tests are done ends even if a failed test leaked a handle (a
+  // client still retrying a stopped Redis node), so a failure fails the run instead of hanging it;
+  // --test-timeout bounds any single test (10 minutes, far above the slowest).
+  ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-force-exit', '--test-timeout=600000', '--test-reporter=spec', ...files],
   { stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);
