@@ -5,7 +5,6 @@
 import { createTOTPKeyURI, verifyHOTP } from '@oslojs/otp';
 import { encodeBase32NoPadding } from '@oslojs/encoding';
 import { randomBytes } from 'node:crypto';
-import QRCode from 'qrcode';
 
 export const TOTP_PERIOD_S = 30;
 export const TOTP_DIGITS = 6;
@@ -46,6 +45,8 @@ export interface TotpEnrolment {
 /** What the setup answers: the secret, its otpauth:// URL, and that URL as an inline SVG QR code. */
 export async function describeTotpKey(key: Uint8Array, issuer: string, accountName: string): Promise<TotpEnrolment> {
   const otpauthUrl = createTOTPKeyURI(issuer, accountName, key, TOTP_PERIOD_S, TOTP_DIGITS);
+  // Loaded at the first setup, not at start-up (about 10 MiB resident).
+  const { default: QRCode } = await import('qrcode');
   const qrSvg = await QRCode.toString(otpauthUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   return { secret: totpSecretText(key), otpauthUrl, qrSvg };
 }

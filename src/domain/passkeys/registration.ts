@@ -3,12 +3,8 @@
 // (never the email, which can change and would be readable from the authenticator); the account's
 // existing credentials are excluded so one authenticator is not registered twice; user
 // verification and a discoverable credential are required, so the passkey alone signs in.
-import {
-  generateRegistrationOptions,
-  verifyRegistrationResponse,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type VerifiedRegistrationResponse,
-} from '@simplewebauthn/server';
+import type { PublicKeyCredentialCreationOptionsJSON, VerifiedRegistrationResponse } from '@simplewebauthn/server';
+import { webauthn } from './webauthn.js';
 import { passkeyAdded } from '../../infra/mail/templates.js';
 import { violates } from '../../infra/db/errors.js';
 import { invalidateAccountView } from '../accounts/account-view.js';
@@ -31,7 +27,7 @@ export async function registrationOptions(deps: DomainDeps, rp: RelyingParty, vi
   });
   if (!account) throw unauthenticated();
   if (account.passkeys.length >= MAX_PASSKEYS) throw tooMany();
-  const options = await generateRegistrationOptions({
+  const options = await (await webauthn()).generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
     userID: new TextEncoder().encode(viewer.accountId),
@@ -64,7 +60,7 @@ export async function addPasskey(
   if (!expectedChallenge) throw badRequest('No passkey registration is in progress for this session, or it expired. Start again.');
   let verified: VerifiedRegistrationResponse;
   try {
-    verified = await verifyRegistrationResponse({
+    verified = await (await webauthn()).verifyRegistrationResponse({
       response,
       expectedChallenge,
       expectedOrigin: rp.origins,

@@ -5,12 +5,8 @@
 // shows as a regression), and the counter update commits with the session, conditionally, so two
 // concurrent uses of one assertion cannot both sign in. A passkey is possession and user
 // verification at once, so it satisfies two-step sign-in: no TOTP code is asked.
-import {
-  generateAuthenticationOptions,
-  verifyAuthenticationResponse,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type VerifiedAuthenticationResponse,
-} from '@simplewebauthn/server';
+import type { PublicKeyCredentialRequestOptionsJSON, VerifiedAuthenticationResponse } from '@simplewebauthn/server';
+import { webauthn } from './webauthn.js';
 import { recordSecurityEventQuietly } from '../activity/security-events.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { AppError, badRequest } from '../errors.js';
@@ -31,7 +27,7 @@ export async function passkeyLoginOptions(
 ): Promise<{ challengeId: string; options: PublicKeyCredentialRequestOptionsJSON }> {
   // Public and writes to the shared cache: bounded per client network.
   await reserve(deps.cache, LIMITS_PASSKEY_OPTIONS_PER_NETWORK, networkOf(client.ip) ?? client.ip);
-  const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: 'required', timeout: CEREMONY_MS });
+  const options = await (await webauthn()).generateAuthenticationOptions({ rpID: rp.id, userVerification: 'required', timeout: CEREMONY_MS });
   const challengeId = await putSignInChallenge(deps, options.challenge);
   return { challengeId, options };
 }
@@ -77,7 +73,7 @@ export async function passkeyLogin(
   };
   let verified: VerifiedAuthenticationResponse;
   try {
-    verified = await verifyAuthenticationResponse({
+    verified = await (await webauthn()).verifyAuthenticationResponse({
       response,
       expectedChallenge,
       expectedOrigin: rp.origins,

@@ -1,0 +1,10 @@
+// @simplewebauthn/server is loaded on the first passkey ceremony rather than at start-up: it and
+// its ASN.1/COSE dependencies hold about 25 MiB resident that most instances rarely need.
+type WebAuthn = typeof import('@simplewebauthn/server');
+
+let loaded: Promise<WebAuthn> | null = null;
+
+export function webauthn(): Promise<WebAuthn> {
+  loaded ??= import('@simplewebauthn/server');
+  return loaded;
+}
