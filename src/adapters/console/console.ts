@@ -5,7 +5,7 @@
 // dashboard hosted elsewhere could do exactly the same.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { escapeHtml } from '../../infra/html/escape.js';
-import { consoleAssets } from './assets.js';
+import { browserBundle, CONSOLE_BUNDLE } from '../browser-bundle.js';
 
 /** The client-side routes (src/adapters/console/client/main.ts), plus `/`. */
 export const CONSOLE_ROUTES = ['/', '/sign-in', '/sign-up', '/forgot-password', '/mfa', '/account', '/security', '/tunnels'] as const;
@@ -43,6 +43,8 @@ export function consoleShell(serviceName: string): string {
 `;
 }
 
+const consoleBundle = browserBundle(CONSOLE_BUNDLE);
+
 const asset = (reply: FastifyReply, type: string, body: string) =>
   reply
     .header('content-type', type)
@@ -53,9 +55,9 @@ const asset = (reply: FastifyReply, type: string, body: string) =>
 
 /** The stylesheet is always served (the link pages use it); the shell only when `enabled`. */
 export function registerConsole(app: FastifyInstance, opts: { serviceName: string; enabled: boolean; extraRoutes?: readonly string[] }): void {
-  app.get('/assets/console.css', async (_req, reply) => asset(reply, 'text/css; charset=utf-8', (await consoleAssets()).css));
+  app.get('/assets/console.css', async (_req, reply) => asset(reply, 'text/css; charset=utf-8', await consoleBundle('console.css')));
   if (!opts.enabled) return;
-  app.get('/assets/console.js', async (_req, reply) => asset(reply, 'text/javascript; charset=utf-8', (await consoleAssets()).js));
+  app.get('/assets/console.js', async (_req, reply) => asset(reply, 'text/javascript; charset=utf-8', await consoleBundle('console.js')));
   const html = consoleShell(opts.serviceName);
   for (const path of [...CONSOLE_ROUTES, ...(opts.extraRoutes ?? [])]) {
     app.get(path, async (_req, reply) => reply.headers(CONSOLE_HEADERS).send(html));

@@ -2,28 +2,13 @@
 // rename and remove the account's passkeys, until the dashboard does it. Same rules as the link
 // pages (layout.ts): no third-party anything, a strict CSP, one same-origin script. That script,
 // /assets/passkeys.js, is src/adapters/pages/assets/passkeys.ts bundled with
-// @simplewebauthn/browser by scripts/build.mjs; running from the sources (tests, `npm run dev`)
-// it is bundled in memory on first use with the same options.
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// @simplewebauthn/browser (PASSKEYS_BUNDLE in ../browser-bundle.ts).
 import type { FastifyInstance } from 'fastify';
 import { escapeHtml } from '../../infra/html/escape.js';
+import { browserBundle, PASSKEYS_BUNDLE } from '../browser-bundle.js';
 import { INLINE_STYLE_PAGE_HEADERS as PAGE_HEADERS } from './layout.js';
 
-const BUILT = new URL('./assets/passkeys.js', import.meta.url);
-const SOURCE = new URL('./assets/passkeys.ts', import.meta.url);
-
-/** esbuild options of the browser bundle (scripts/build.mjs uses the same). */
-export const PASSKEYS_BUNDLE = { bundle: true, format: 'iife', platform: 'browser', target: 'es2020', minify: true, legalComments: 'none' } as const;
-
-async function bundle(): Promise<string> {
-  if (existsSync(BUILT)) return readFileSync(BUILT, 'utf8');
-  const { build } = await import('esbuild');
-  const out = await build({ ...PASSKEYS_BUNDLE, entryPoints: [fileURLToPath(SOURCE)], write: false, logLevel: 'silent' });
-  const file = out.outputFiles[0];
-  if (!file) throw new Error('the passkeys bundle is empty');
-  return file.text;
-}
+const passkeysBundle = browserBundle(PASSKEYS_BUNDLE);
 
 export function passkeysPage(serviceName: string): string {
   return `<!doctype html>
@@ -75,17 +60,12 @@ li input{width:14rem}li small{display:block;color:#59636e}
 
 export function registerPasskeysPage(app: FastifyInstance, opts: { serviceName: string }): void {
   const html = passkeysPage(opts.serviceName);
-  let script: Promise<string> | null = null;
   app.get('/passkeys', async (_req, reply) => reply.headers(PAGE_HEADERS).send(html));
-  app.get('/assets/passkeys.js', async (_req, reply) => {
-    script ??= bundle().catch((err: unknown) => {
-      script = null;
-      throw err;
-    });
-    return reply
+  app.get('/assets/passkeys.js', async (_req, reply) =>
+    reply
       .header('content-type', 'text/javascript; charset=utf-8')
       .header('cache-control', 'public, max-age=300')
       .header('x-content-type-options', 'nosniff')
-      .send(await script);
-  });
+      .send(await passkeysBundle('passkeys.js')),
+  );
 }
