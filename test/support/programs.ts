@@ -107,8 +107,58 @@ export class Daemon {
   }
 }
 
-/** A scratch directory removed by the returned function. */
-export function scratchDir(prefix: string): { dir: string; remove: () => void } {
+export interface ScratchDir {
+  dir: string;
+  remove(): void;
+}
+
+/** A scratch directory removed by remove(). */
+export function scratchDir(prefix: string): ScratchDir {
   const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * After a start that failed: kills the daemons, removes their directory and returns the error
+ * with their logs (`throw await failedStart(...)`), so nothing is left behind but the reason.
+ */
+export async function failedStart(err: unknown, daemons: Daemon[], scratch: ScratchDir, what = ''): Promise<Error> {
+  await Promise.all(daemons.map((d) => d.stop('SIGKILL')));
+  const logs = daemons.map((d) => d.log()).join('\n');
+  scratch.remove();
+  return new Error(`${what}${(err as Error).message}\n${logs}`, { cause: err });
+}
+
+export interface Program {
+  port: number;
+  /** Stops the program and removes its directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * One program on a free loopback port, in a scratch directory of its own: `configure` writes its
+ * files there and returns its arguments. Resolves once the port accepts connections.
+ */
+export async function startProgram(
+  program: string,
+  configure: (dir: string, port: number) => string[],
+  stopSignal: NodeJS.Signals = 'SIGTERM',
+): Promise<Program> {
+  const scratch = scratchDir(program);
+  const daemons: Daemon[] = [];
+  try {
+    const port = await freePort();
+    const daemon = Daemon.start(program, program, configure(scratch.dir, port), scratch.dir);
+    daemons.push(daemon);
+    await waitForPort(port);
+    return {
+      port,
+      async close() {
+        await daemon.stop(stopSignal);
+        scratch.remove();
+      },
+    };
+  } catch (err) {
+    throw await failedStart(err, daemons, scratch, `${program} did not start: `);
+  }
 }

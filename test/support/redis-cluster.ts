@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Daemon, freePort, scratchDir, sleep, waitForPort, which } from './programs.js';
+import { Daemon, failedStart, freePort, scratchDir, sleep, waitForPort, which } from './programs.js';
 
 export const REDIS_PROGRAMS = ['redis-server', 'redis-cli'];
 
@@ -85,10 +85,7 @@ export async function startRedisCluster(opts: { masters?: number; replicas?: num
       }),
     );
   } catch (err) {
-    await Promise.all(nodes.map((n) => n.daemon.stop('SIGKILL')));
-    const logs = nodes.map((n) => n.daemon.log()).join('\n');
-    scratch.remove();
-    throw new Error(`${(err as Error).message}\n${logs}`, { cause: err });
+    throw await failedStart(err, nodes.map((n) => n.daemon), scratch);
   }
 
   const byPort = (port: number) => nodes.find((n) => n.port === port)!;
@@ -195,9 +192,6 @@ export async function startRedisSentinel(): Promise<RedisSentinel> {
       },
     };
   } catch (err) {
-    const logs = all.map((d) => d.log()).join('\n');
-    await Promise.all(all.map((d) => d.stop('SIGKILL')));
-    scratch.remove();
-    throw new Error(`${(err as Error).message}\n${logs}`, { cause: err });
+    throw await failedStart(err, all, scratch);
   }
 }
