@@ -41,36 +41,19 @@ function mayHaveUpper(s: string): boolean {
   return false;
 }
 
-/** Characters of a Host value: a reg-name or an IPv4 or bracketed IPv6 literal, and a port. */
-function isHostChar(c: number): boolean {
-  return (
-    (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 58) /* 0-9 and : */ || c === 45 || c === 46 || c === 95 || c === 91 || c === 93
-  );
+/**
+ * host[:port], where host is a name or [IPv6]: nothing else may be routed on (no @, /, spaces or
+ * controls). One regular expression (compiled to native code) instead of a loop over characters:
+ * measured cheaper on every hot request.
+ */
+const HOST_VALUE = /^(?:[A-Za-z0-9._-]*|\[[A-Za-z0-9._:-]*\])(?::[0-9]{0,5})?$/;
+
+function isValidHostValue(v: string): boolean {
+  return v.length <= 262 && HOST_VALUE.test(v);
 }
 
-/** host[:port], where host is a name or [IPv6]: nothing else may be routed on (no @, /, spaces or controls). */
-function isValidHostValue(v: string): boolean {
-  if (v.length > 262) return false;
-  for (let i = 0; i < v.length; i++) if (!isHostChar(v.charCodeAt(i))) return false;
-  let rest = v;
-  if (v.charCodeAt(0) === 91 /* [ */) {
-    const close = v.indexOf(']');
-    if (close === -1 || v.indexOf('[', 1) !== -1 || v.indexOf(']', close + 1) !== -1) return false;
-    rest = v.slice(close + 1);
-    if (rest !== '' && rest.charCodeAt(0) !== 58 /* : */) return false;
-  } else if (v.indexOf('[') !== -1 || v.indexOf(']') !== -1) {
-    return false;
-  }
-  const colon = rest.indexOf(':');
-  if (colon === -1) return true;
-  const port = rest.slice(colon + 1);
-  if (rest.indexOf(':', colon + 1) !== -1 || port.length > 5) return false;
-  for (let i = 0; i < port.length; i++) {
-    const c = port.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
-  }
-  return true;
-}
+/** A header name is Host: the usual spellings first, then ASCII case folding. */
+const isHostName = (name: string) => name.length === 4 && (name === 'Host' || name === 'host' || equalsLower(name, 'host'));
 
 /**
  * The request's Host value, or null when the request must be refused with 400 (RFC 9112 §3.2):
@@ -81,7 +64,7 @@ export function hostHeaderOf(req: IncomingMessage): string | null {
   const raw = req.rawHeaders;
   let value: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
-    if (equalsLower(raw[i]!, 'host')) {
+    if (isHostName(raw[i]!)) {
       if (value !== undefined) return null;
       value = raw[i + 1]!;
     }

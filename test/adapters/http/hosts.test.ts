@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { test } from 'node:test';
-import { classifyHost, hostnameOf, pathOf, rawHeader } from '../../../src/adapters/http/hosts.js';
+import { classifyHost, hostHeaderOf, hostnameOf, pathOf, rawHeader } from '../../../src/adapters/http/hosts.js';
 
 const ZONE = 'tunnels.example.test';
 
@@ -73,4 +73,33 @@ test('pathOf is the path before the first "?", and "/" for no URL', () => {
   assert.equal(pathOf('/status?x=1'), '/status');
   assert.equal(pathOf('/.well-known/mcp/server-card.json?a?b'), '/.well-known/mcp/server-card.json');
   assert.equal(pathOf(undefined), '/');
+});
+
+test('hostHeaderOf takes exactly one valid host[:port] Host line, in any case of its name', () => {
+  const valid = ['example.com', 'Example.COM:8080', 'a_b-c.d', '[::1]', '[::1]:443', '[2001:db8::7]', '127.0.0.1:80', 'host:', ''];
+  for (const value of valid) assert.equal(hostHeaderOf(requestWith(['Host', value])), value, value);
+  for (const name of ['host', 'HOST', 'hOsT']) assert.equal(hostHeaderOf(requestWith([name, 'a.test'])), 'a.test', name);
+  const invalid = [
+    'a.test:99999x',
+    'a.test:123456',
+    'a:1:2',
+    'user@a.test',
+    'a.test/path',
+    'a test',
+    'a.test\t',
+    '[::1',
+    '::1]',
+    '[::1]x',
+    '[[::1]]',
+    '[::1]:80:1',
+    'é.test',
+    'a'.repeat(263),
+  ];
+  for (const value of invalid) assert.equal(hostHeaderOf(requestWith(['Host', value])), null, value);
+  assert.equal(hostHeaderOf(requestWith(['Host', 'a.test', 'host', 'a.test'])), null, 'two Host lines');
+  assert.equal(hostHeaderOf(requestWith(['Hosts', 'a.test'])), null, 'no Host line in HTTP/1.1');
+  const http10 = requestWith([]);
+  http10.httpVersionMajor = 1;
+  http10.httpVersionMinor = 0;
+  assert.equal(hostHeaderOf(http10), '', 'HTTP/1.0 without Host');
 });
