@@ -112,6 +112,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     logger,
     clock,
     db: database.prisma,
+    sql: database.sql,
     cache,
     database,
     metrics,

@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { Background } from '../infra/background.js';
 import type { Cache } from '../infra/cache/cache.js';
-import type { Db } from '../infra/db/client.js';
+import type { Db, Sql } from '../infra/db/client.js';
 import type { DomainEvents } from './events.js';
 import type { Outbox } from '../infra/mail/outbox.js';
 import type { MailContext } from '../infra/mail/templates.js';
@@ -10,6 +10,8 @@ import type { Cipher } from '../infra/crypto/cipher.js';
 
 export interface DomainDeps {
   db: Db;
+  /** The hot statements straight on node-postgres (infra/db/client.ts); everything else goes through db. */
+  sql: Sql;
   cache: Cache;
   clock: () => Date;
   mailContext: MailContext;

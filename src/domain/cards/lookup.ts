@@ -1,6 +1,6 @@
 // Host → tunnel, from the database: `<subdomain>--<slug>.ZONE` by subdomain and account slug, any
 // other host by custom domain. A host that cannot name a tunnel is answered without a query.
-import type { Db } from '../../infra/db/client.js';
+import type { Sql } from '../../infra/db/client.js';
 import { cardHostsOf, isHostname } from '../tunnels/names.js';
 import { cardJson, renderedCard, type CardConfig, type CardTunnel, type RenderedCard } from './card.js';
 
@@ -48,23 +48,22 @@ interface Row {
   slug: string;
 }
 
-// One indexed statement per miss, on Prisma's raw path: a crawler flooding random hosts makes one
-// per host. Measured with 100,000 random hosts: the model API (findFirst with a relation filter)
-// allocated enough to grow the heap by ~130 MiB; this statement by ~30 MiB.
-function findTunnel(db: Db, query: Query): Promise<Row[]> {
+const TUNNEL_COLUMNS = `SELECT t.id, t.subdomain, t.custom_domain AS "customDomain", t.discoverable,
+  t.pinned_tools AS "pinnedTools", a.slug FROM tunnels t JOIN accounts a ON a.id = t.account_id`;
+
+// One indexed statement per miss, straight on node-postgres: a crawler flooding random hosts
+// makes one per host. Measured with 100,000 random hosts: the model API (findFirst with a
+// relation filter) allocated enough to grow the heap by ~130 MiB, Prisma's raw path by ~30 MiB.
+function findTunnel(sql: Sql, query: Query): Promise<Row[]> {
   return 'customDomain' in query
-    ? db.$queryRaw<Row[]>`SELECT t.id, t.subdomain, t.custom_domain AS "customDomain", t.discoverable,
-        t.pinned_tools AS "pinnedTools", a.slug FROM tunnels t JOIN accounts a ON a.id = t.account_id
-        WHERE t.custom_domain = ${query.customDomain}`
-    : db.$queryRaw<Row[]>`SELECT t.id, t.subdomain, t.custom_domain AS "customDomain", t.discoverable,
-        t.pinned_tools AS "pinnedTools", a.slug FROM tunnels t JOIN accounts a ON a.id = t.account_id
-        WHERE a.slug = ${query.slug} AND t.subdomain = ${query.subdomain}`;
+    ? sql<Row>(`${TUNNEL_COLUMNS} WHERE t.custom_domain = $1`, [query.customDomain])
+    : sql<Row>(`${TUNNEL_COLUMNS} WHERE a.slug = $1 AND t.subdomain = $2`, [query.slug, query.subdomain]);
 }
 
-export async function lookUpCard(db: Db, config: CardConfig, host: string): Promise<Looked> {
+export async function lookUpCard(sql: Sql, config: CardConfig, host: string): Promise<Looked> {
   const query = queryOf(host, config.zone);
   if (!query) return { resolution: UNKNOWN, tunnelHosts: [] };
-  const [row] = await findTunnel(db, query);
+  const [row] = await findTunnel(sql, query);
   if (!row) return { resolution: UNKNOWN, tunnelHosts: [] };
   const tunnel: CardTunnel = { ...row, pinnedTools: row.pinnedTools ?? [] };
   const tunnelHosts = cardHostsOf(tunnel, tunnel.slug, config.zone);

@@ -5,7 +5,7 @@
 // subscription is live an instance skips the in-process layer, and in-process entries expire
 // soon anyway in case a message is lost while Redis reconnects.
 import type { Cache } from '../../infra/cache/cache.js';
-import type { Db } from '../../infra/db/client.js';
+import type { Sql } from '../../infra/db/client.js';
 import type { Logger } from 'pino';
 import type { CardConfig } from './card.js';
 import { BoundedTtlMap } from './local-cache.js';
@@ -15,7 +15,7 @@ import { SharedCardStore } from './shared-store.js';
 import { withTimeout } from '../../infra/timeout.js';
 
 export interface CardDeps {
-  db: Db;
+  sql: Sql;
   cache: Cache;
   clock: () => Date;
   logger: Logger;
@@ -106,7 +106,7 @@ export class CardResolver {
     }
     let looked: Looked;
     try {
-      looked = await lookUpCard(this.deps.db, this.deps.config, host);
+      looked = await lookUpCard(this.deps.sql, this.deps.config, host);
     } catch (err) {
       throw new ResolverUnavailable((err as Error).message, { cause: err });
     }

@@ -38,65 +38,131 @@ export async function rememberNetwork(tx: Tx, accountId: string, ip: string, now
  * the last-login record, the network (new or not), the alert email when the network is new, and
  * the security event.
  * One round trip instead of an interactive transaction's six: sign-in is argon2-bound, and this
- * keeps the rest of it small.
+ * keeps the rest of it small. The account row is locked first (a), and the eviction and the
+ * network insert read from it, so concurrent sign-ins of one account queue on that one lock:
+ * taking session-row locks in the eviction before it let two of them deadlock (measured: a few
+ * per thousand under 8 at a time).
  */
-async function writeSignIn(
-  db: Tx,
-  row: {
-    accountId: string;
-    session: NewSession;
-    how: SignInHow;
-    ip: string;
-    network: string | null;
-    now: Date;
-    /** Sealed like every outbox body (infra/mail/outbox.ts); written only when the network is new. */
-    alert: { id: string; to: string; kind: string; subject: string; textBody: string; htmlBody: string };
-  },
-): Promise<{ newNetwork: boolean; evicted: string[] }> {
-  const { accountId, session, how, ip, network, now, alert } = row;
-  // The account row is locked first (a), and the eviction and the network insert read from it,
-  // so concurrent sign-ins of one account queue on that one lock: taking session-row locks in the
-  // eviction before it let two of them deadlock (measured: a few per thousand under 8 at a time).
-  const result = await db.$queryRaw<{ new_network: boolean; evicted: string[] }[]>`
+const SIGN_IN_STATEMENT = `
     WITH a AS (
-      UPDATE accounts SET last_login_at = ${now}, last_login_ip = ${ip}, updated_at = ${now} WHERE id = ${accountId}
+      UPDATE accounts SET last_login_at = $1, last_login_ip = $2, updated_at = $1 WHERE id = $3
       RETURNING id
     ), s AS (
       INSERT INTO sessions (id, account_id, token_hash, user_agent, ip, created_at, last_seen_at, expires_at, method, second_step)
-      VALUES (${session.id}, ${accountId}, ${session.tokenHash}, ${session.userAgent}, ${ip}, ${now}, ${now}, ${session.expiresAt}, ${how.method}, ${how.secondStep})
+      VALUES ($4, $3, $5, $6, $2, $1, $1, $7, $8, $9)
     ), e AS (
       -- At most MAX_SESSIONS live sessions: the least recently used beyond it end with this sign-in.
       DELETE FROM sessions WHERE id IN (
         SELECT id FROM sessions WHERE account_id = (SELECT id FROM a)
-        ORDER BY last_seen_at DESC, created_at DESC OFFSET ${MAX_SESSIONS - 1}
+        ORDER BY last_seen_at DESC, created_at DESC OFFSET $10
       ) RETURNING token_hash
     ), n AS (
       INSERT INTO known_networks (account_id, network, first_seen_at)
-      SELECT a.id, ${network}::text, ${now} FROM a WHERE ${network}::text IS NOT NULL
+      SELECT a.id, $11::text, $1 FROM a WHERE $11::text IS NOT NULL
       ON CONFLICT DO NOTHING RETURNING network
     ), m AS (
       -- The outbox runs on the database's clock, like every other enqueued email.
       INSERT INTO outbox_emails (id, account_id, kind, to_address, subject, text_body, html_body, next_attempt_at, created_at)
-      SELECT ${alert.id}, ${accountId}, ${alert.kind}, ${alert.to}, ${alert.subject}, ${alert.textBody}, ${alert.htmlBody}, now(), now()
-      FROM n
+      SELECT $12, $3, $13, $14, $15, $16, $17, now(), now()
+      FROM n WHERE $18::boolean
     ), v AS (
       -- The security activity (activity/security-events.ts) records the sign-in with it.
       INSERT INTO security_events (account_id, type, at, ip, user_agent, detail)
-      SELECT a.id, 'sign_in', ${now}, ${ip}, ${session.userAgent.slice(0, USER_AGENT_MAX)},
-        jsonb_build_object('method', ${how.method}::text, 'second_step', ${how.secondStep}::boolean)
+      SELECT a.id, 'sign_in', $1, $2, $19, jsonb_build_object('method', $8::text, 'second_step', $9::boolean)
       FROM a
     )
     SELECT EXISTS (SELECT 1 FROM n) AS new_network, ARRAY(SELECT token_hash FROM e) AS evicted`;
+
+interface SignInRow {
+  accountId: string;
+  session: NewSession;
+  how: SignInHow;
+  ip: string;
+  network: string | null;
+  now: Date;
+  /**
+   * Sealed like every outbox body (infra/mail/outbox.ts); written only when the network is new.
+   * null when the caller already knows the network is the account's own (a password login reads
+   * it with the account): rendering and sealing the alert is then work for nothing.
+   */
+  alert: SealedAlert | null;
+}
+
+function signInValues(row: SignInRow): unknown[] {
+  const { accountId, session, how, ip, network, now } = row;
+  const alert = row.alert ?? NO_ALERT;
+  return [
+    now,
+    ip,
+    accountId,
+    session.id,
+    session.tokenHash,
+    session.userAgent,
+    session.expiresAt,
+    how.method,
+    how.secondStep,
+    MAX_SESSIONS - 1,
+    network,
+    alert.id,
+    alert.kind,
+    alert.to,
+    alert.subject,
+    alert.textBody,
+    alert.htmlBody,
+    row.alert !== null,
+    session.userAgent.slice(0, USER_AGENT_MAX),
+  ];
+}
+
+type SignInResult = { new_network: boolean; evicted: string[] };
+
+/**
+ * The statement on its own goes straight to node-postgres (the password login: no Prisma raw path
+ * in a login's CPU); with other work that must commit with it, both run in one Prisma transaction.
+ */
+async function writeSignIn(
+  deps: Pick<DomainDeps, 'db' | 'sql'>,
+  row: SignInRow,
+  extra: ((tx: Tx) => Promise<void>) | undefined,
+): Promise<{ newNetwork: boolean; evicted: string[] }> {
+  const values = signInValues(row);
+  const result = extra
+    ? await deps.db.$transaction(async (tx) => {
+        await extra(tx);
+        return tx.$queryRawUnsafe<SignInResult[]>(SIGN_IN_STATEMENT, ...values);
+      })
+    : await deps.sql<SignInResult>(SIGN_IN_STATEMENT, values);
   return { newNetwork: result[0]?.new_network === true, evicted: result[0]?.evicted ?? [] };
 }
 
-function sealedAlert(deps: Pick<DomainDeps, 'outbox'>, to: string, email: RenderedEmail) {
+interface SealedAlert {
+  id: string;
+  to: string;
+  kind: string;
+  subject: string;
+  textBody: string;
+  htmlBody: string;
+}
+
+/** The parameters of an alert that is not written (the statement's insert is skipped). */
+const NO_ALERT: SealedAlert = { id: '', to: '', kind: '', subject: '', textBody: '', htmlBody: '' };
+
+function sealedAlert(deps: Pick<DomainDeps, 'outbox'>, to: string, email: RenderedEmail): SealedAlert {
   return { id: randomUUID(), to, kind: email.kind, subject: email.subject, ...deps.outbox.seal(email) };
 }
 
 export async function issueSignIn(
   deps: DomainDeps,
-  account: { id: string; email: string; emailVerified: boolean },
+  account: {
+    id: string;
+    email: string;
+    emailVerified: boolean;
+    /**
+     * The client's network is one the account has signed in from, as read with the account: no
+     * alert is rendered. (A network forgotten in between is recorded again, without an alert.)
+     */
+    knownNetwork?: boolean;
+  },
   client: ClientInfo,
   /** Recorded on the session: the session list shows it. */
   how: SignInHow,
@@ -106,21 +172,19 @@ export async function issueSignIn(
   const now = deps.clock();
   const ip = maskIp(client.ip);
   const { token, session } = newSession(now, client.userAgent);
-  const row = {
+  const row: SignInRow = {
     accountId: account.id,
     session,
     how,
     ip,
     network: networkOf(client.ip),
     now,
-    alert: sealedAlert(deps, account.email, loginAlert(deps.mailContext, { at: now, ip, userAgent: client.userAgent })),
+    alert:
+      account.knownNetwork === true
+        ? null
+        : sealedAlert(deps, account.email, loginAlert(deps.mailContext, { at: now, ip, userAgent: client.userAgent })),
   };
-  const { newNetwork, evicted } = extra
-    ? await deps.db.$transaction(async (tx) => {
-        await extra(tx);
-        return writeSignIn(tx, row);
-      })
-    : await writeSignIn(deps.db, row);
+  const { newNetwork, evicted } = await writeSignIn(deps, row, extra);
   if (evicted.length > 0) await tombstone(deps, evicted);
   // The account view shows the last login (it listens: accounts/account-view.ts).
   await deps.events.emit('account.signedIn', { accountId: account.id });
