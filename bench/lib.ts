@@ -21,6 +21,8 @@ export interface Load {
   method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'HEAD';
   headers?: Record<string, string>;
   body?: string;
+  /** Request bodies sent in turn (one per request, round robin), instead of one fixed body. */
+  bodies?: string[];
   connections?: number;
   /** Timed window in seconds (BENCH_SECONDS, default 5). */
   durationSeconds?: number;
@@ -70,6 +72,12 @@ export async function measure(load: Load, pid: number): Promise<Measurement> {
   return { ...m, rps: m.requests / seconds, cpuUsPerReq: (cpu * 1e6) / Math.max(1, m.requests) };
 }
 
+/** autocannon's per-request hook that sends `bodies` in turn. */
+function rotating(bodies: string[]) {
+  let next = 0;
+  return <R extends object>(req: R): R & { body: string } => ({ ...req, body: bodies[next++ % bodies.length]! });
+}
+
 function runOnce(load: Load): Promise<Omit<Measurement, 'cpuUsPerReq'>> {
   let unexpected = 0;
   let responses = 0;
@@ -80,6 +88,7 @@ function runOnce(load: Load): Promise<Omit<Measurement, 'cpuUsPerReq'>> {
         method: load.method ?? 'GET',
         headers: load.headers ?? {},
         ...(load.body !== undefined ? { body: load.body } : {}),
+        ...(load.bodies !== undefined ? { requests: [{ setupRequest: rotating(load.bodies) }] } : {}),
         connections: load.connections ?? 20,
         ...(load.amount !== undefined ? { amount: load.amount } : { duration: load.durationSeconds ?? WINDOW_SECONDS }),
       },
