@@ -1,5 +1,7 @@
-// Keeps the security activity for 90 days. Every instance ticks; the delete runs under a
-// transaction-level advisory lock, so one instance at a time does it (safe behind PgBouncer's
+// Keeps the security activity for 90 days, and drops spent second-step challenges (expired or
+// used: a sign-in that never came back for its second step leaves one behind, which otherwise
+// went only when the account next signed in). Every instance ticks; the deletes run under a
+// transaction-level advisory lock, so one instance at a time does them (safe behind PgBouncer's
 // transaction pooling, since the lock ends with the transaction).
 import type { DomainDeps } from '../context.js';
 
@@ -8,14 +10,23 @@ export const ACTIVITY_PURGE_INTERVAL_MS = 3600 * 1000;
 /** Arbitrary, distinct from the migration runner's lock. */
 const PURGE_LOCK_ID = 730_118_010;
 
-/** Deletes events older than the retention; returns how many, or null when another instance held the lock. */
-export async function purgeSecurityEvents(deps: Pick<DomainDeps, 'db' | 'clock'>): Promise<number | null> {
-  const cutoff = new Date(deps.clock().getTime() - ACTIVITY_RETENTION_MS);
+export interface Purged {
+  /** Security events past the retention. */
+  events: number;
+  /** Second-step challenges expired or used. */
+  challenges: number;
+}
+
+/** Deletes what is past its time; says how much, or null when another instance held the lock. */
+export async function purgeExpired(deps: Pick<DomainDeps, 'db' | 'clock'>): Promise<Purged | null> {
+  const now = deps.clock();
+  const cutoff = new Date(now.getTime() - ACTIVITY_RETENTION_MS);
   return deps.db.$transaction(async (tx) => {
     const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${PURGE_LOCK_ID}) AS locked`;
     if (!lock?.locked) return null;
-    const { count } = await tx.securityEvent.deleteMany({ where: { at: { lt: cutoff } } });
-    return count;
+    const events = await tx.securityEvent.deleteMany({ where: { at: { lt: cutoff } } });
+    const challenges = await tx.mfaChallenge.deleteMany({ where: { OR: [{ expiresAt: { lte: now } }, { usedAt: { not: null } }] } });
+    return { events: events.count, challenges: challenges.count };
   });
 }
 
@@ -24,11 +35,11 @@ export function startActivityPurge(deps: Pick<DomainDeps, 'db' | 'clock' | 'logg
   let running: Promise<void> | null = null;
   const run = () => {
     if (running) return;
-    running = purgeSecurityEvents(deps)
-      .then((count) => {
-        if (count) deps.logger.info({ count }, 'security events past retention purged');
+    running = purgeExpired(deps)
+      .then((purged) => {
+        if (purged && (purged.events > 0 || purged.challenges > 0)) deps.logger.info(purged, 'expired security events and challenges purged');
       })
-      .catch((err: unknown) => deps.logger.error({ err: (err as Error).message }, 'security event purge failed'))
+      .catch((err: unknown) => deps.logger.error({ err: (err as Error).message }, 'purge of expired security events and challenges failed'))
       .finally(() => {
         running = null;
       });

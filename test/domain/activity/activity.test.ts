@@ -8,7 +8,7 @@ import { PASSWORD, fromIp, login, signedIn, signup, type SignedIn } from '../../
 import { gql, gqlCode } from '../../support/graphql.js';
 import { assertProblem } from '../../support/problem.js';
 import { useServer, type Server } from '../../support/server.js';
-import { purgeSecurityEvents } from '../../../src/domain/activity/activity-purge.js';
+import { purgeExpired } from '../../../src/domain/activity/activity-purge.js';
 
 const s = useServer({ env: { TRUST_PROXY: 'true' } });
 
@@ -224,8 +224,8 @@ test('events older than 90 days are purged, by one instance at a time; deletion 
   const recent = new Date(now.getTime() - 89 * 24 * 3600 * 1000);
   const row = (at: Date) => ({ accountId: a.id, type: 'slug_changed', at, ip: '10.0.0.x', userAgent: UA, detail: {} });
   await s.deps.db.securityEvent.createMany({ data: [row(old), row(recent)] });
-  const purged = await purgeSecurityEvents({ db: s.deps.db, clock: () => now });
-  assert.ok(purged !== null && purged >= 1);
+  const purged = await purgeExpired({ db: s.deps.db, clock: () => now });
+  assert.ok(purged !== null && purged.events >= 1);
   const left = await s.deps.db.securityEvent.findMany({ where: { accountId: a.id }, select: { at: true } });
   assert.deepEqual(left.map((e) => e.at.getTime()), [recent.getTime()]);
 
@@ -234,7 +234,7 @@ test('events older than 90 days are purged, by one instance at a time; deletion 
   if (!s.deps.database.embedded) {
     const held = await s.deps.db.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(730118010)`;
-      return purgeSecurityEvents({ db: s.deps.db, clock: () => now });
+      return purgeExpired({ db: s.deps.db, clock: () => now });
     });
     assert.equal(held, null);
   }
@@ -245,4 +245,27 @@ test('events older than 90 days are purged, by one instance at a time; deletion 
   const r = await s.request('/api/account', { method: 'DELETE', body: { email: b.email, password: PASSWORD }, bearer: b.token });
   assert.equal(r.status, 204, r.text);
   assert.equal(await s.deps.db.securityEvent.count({ where: { accountId: b.id } }), 0);
+});
+
+test('the purge also drops spent second-step challenges (expired or used) and keeps live ones', async () => {
+  const a = await signup(s);
+  const now = new Date();
+  const challenge = (name: string, expiresAt: Date, usedAt: Date | null = null) => ({
+    accountId: a.id,
+    tokenHash: `purge-test-${name}-${a.id}`,
+    method: 'password',
+    expiresAt,
+    usedAt,
+  });
+  await s.deps.db.mfaChallenge.createMany({
+    data: [
+      challenge('expired', new Date(now.getTime() - 1000)),
+      challenge('used', new Date(now.getTime() + 60_000), new Date(now.getTime() - 500)),
+      challenge('live', new Date(now.getTime() + 60_000)),
+    ],
+  });
+  const purged = await purgeExpired({ db: s.deps.db, clock: () => now });
+  assert.ok(purged !== null && purged.challenges >= 2, JSON.stringify(purged));
+  const left = await s.deps.db.mfaChallenge.findMany({ where: { accountId: a.id }, select: { tokenHash: true } });
+  assert.deepEqual(left.map((c) => c.tokenHash), [`purge-test-live-${a.id}`]);
 });
