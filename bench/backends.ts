@@ -6,6 +6,22 @@ import pg from 'pg';
 
 const ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
 
+/**
+ * Empties the benchmark's Redis database (when one is used): each suite starts from a clean cache,
+ * so one suite's counters (the accounts suite signs up 80 accounts from loopback, past the
+ * per-network sign-up limit) never refuse the next suite's requests.
+ */
+export async function freshCache(): Promise<void> {
+  if (!process.env.BENCH_REDIS_URL) return;
+  const redis = new Redis(process.env.BENCH_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    await redis.flushdb();
+  } finally {
+    redis.disconnect();
+  }
+}
+
 export async function prepareBackends(): Promise<() => Promise<void>> {
   if (process.env.BENCH_EMBEDDED === '1' || process.env.BENCH_DATABASE_URL) return async () => {};
   const name = `bench_${Date.now()}`;

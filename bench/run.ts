@@ -2,7 +2,7 @@
 // one table of ratios against same-run baselines, and writes it to bench/RESULTS.md.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
-import { prepareBackends } from './backends.js';
+import { freshCache, prepareBackends } from './backends.js';
 import { ROUNDS, TABLE_HEADER, WINDOW_SECONDS, ratioRow, type BenchResult } from './lib.js';
 
 const dir = new URL('./suites/', import.meta.url);
@@ -22,6 +22,7 @@ const perRound: string[] = [];
 try {
   for (const file of suites) {
     process.stderr.write(`\n# suite ${file}\n`);
+    await freshCache();
     const mod = (await import(new URL(file, dir).href)) as { default: () => Promise<BenchResult> };
     const result = await mod.default();
     for (const row of result.rows) {
