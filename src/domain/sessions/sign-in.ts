@@ -63,12 +63,12 @@ const SIGN_IN_STATEMENT = `
     ), m AS (
       -- The outbox runs on the database's clock, like every other enqueued email.
       INSERT INTO outbox_emails (id, account_id, kind, to_address, subject, text_body, html_body, next_attempt_at, created_at)
-      SELECT $12, $3, $13, $14, $15, $16, $17, now(), now()
-      FROM n WHERE $18::boolean
+      SELECT $12::text, $3, $13::text, $14::text, $15::text, $16::text, $17::text, now(), now()
+      FROM n WHERE $12::text IS NOT NULL
     ), v AS (
       -- The security activity (activity/security-events.ts) records the sign-in with it.
       INSERT INTO security_events (account_id, type, at, ip, user_agent, detail)
-      SELECT a.id, 'sign_in', $1, $2, $19, jsonb_build_object('method', $8::text, 'second_step', $9::boolean)
+      SELECT a.id, 'sign_in', $1, $2, $18, jsonb_build_object('method', $8::text, 'second_step', $9::boolean)
       FROM a
     )
     SELECT EXISTS (SELECT 1 FROM n) AS new_network, ARRAY(SELECT token_hash FROM e) AS evicted`;
@@ -89,8 +89,7 @@ interface SignInRow {
 }
 
 function signInValues(row: SignInRow): unknown[] {
-  const { accountId, session, how, ip, network, now } = row;
-  const alert = row.alert ?? NO_ALERT;
+  const { accountId, session, how, ip, network, now, alert } = row;
   return [
     now,
     ip,
@@ -103,13 +102,13 @@ function signInValues(row: SignInRow): unknown[] {
     how.secondStep,
     MAX_SESSIONS - 1,
     network,
-    alert.id,
-    alert.kind,
-    alert.to,
-    alert.subject,
-    alert.textBody,
-    alert.htmlBody,
-    row.alert !== null,
+    // No alert: nulls, and the statement skips its insert.
+    alert?.id ?? null,
+    alert?.kind ?? null,
+    alert?.to ?? null,
+    alert?.subject ?? null,
+    alert?.textBody ?? null,
+    alert?.htmlBody ?? null,
     session.userAgent.slice(0, USER_AGENT_MAX),
   ];
 }
@@ -143,9 +142,6 @@ interface SealedAlert {
   textBody: string;
   htmlBody: string;
 }
-
-/** The parameters of an alert that is not written (the statement's insert is skipped). */
-const NO_ALERT: SealedAlert = { id: '', to: '', kind: '', subject: '', textBody: '', htmlBody: '' };
 
 function sealedAlert(deps: Pick<DomainDeps, 'outbox'>, to: string, email: RenderedEmail): SealedAlert {
   return { id: randomUUID(), to, kind: email.kind, subject: email.subject, ...deps.outbox.seal(email) };
