@@ -1,5 +1,7 @@
 // Liveness and readiness on the API host: /healthz answers while the process does; /readyz only
-// while the database and the cache answer too (the zone host has its own /healthz).
+// while the database and the cache answer too. A plain GET or HEAD /healthz never reaches
+// Fastify (server.ts answers it raw, as on the zone host); this route answers the rest (a query
+// string, another method's 404 comes from Fastify as for any path).
 import type { FastifyInstance } from 'fastify';
 import { unavailable } from '../../../domain/errors.js';
 import { checkReadiness, type ReadinessDeps } from '../../../domain/status/readiness.js';
