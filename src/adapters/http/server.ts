@@ -18,6 +18,9 @@ import { badRequest } from '../../domain/errors.js';
 import { problemResponse, writeFixed } from './problem.js';
 import { guardRaw, type RawHandler } from './raw.js';
 
+/** `/healthz`, with or without a query string, compared without building the path. */
+const isLivenessPath = (url: string | undefined): boolean => url === '/healthz' || (url !== undefined && url.startsWith('/healthz?'));
+
 /** RFC 9112 §3.2: a request with several Host lines, or an invalid one, is answered 400 and not routed. */
 const BAD_HOST = problemResponse(badRequest('The request needs exactly one valid Host header.'), { connection: 'close' });
 
@@ -41,7 +44,7 @@ export function createHostRoutedServer(routes: HostRoutes, api: (req: IncomingMe
     if (hostname === zone) return zoneHost(req, res, hostname);
     if (isTunnelHost(hostname, zone)) return tunnelHost(req, res, hostname);
     if (hostname !== apiHostname && isCardPath(req.url)) return customDomain(req, res, hostname);
-    if (req.url === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) return zoneHost(req, res, hostname);
+    if (isLivenessPath(req.url) && (req.method === 'GET' || req.method === 'HEAD')) return zoneHost(req, res, hostname);
     api(req, res);
   });
 }

@@ -412,7 +412,7 @@ test('forgot password: the email link opens the reset page, the new password sig
   // failure shows the page's own words rather than a bare timeout.
   const said = page().getByRole('status').filter({ hasText: /\S/ });
   await said.waitFor();
-  assert.match((await said.textContent()) ?? '', new RegExp(`^If ${person.email.replace(/[.+]/g, '\\$&')} has an account, a link to choose a new password is on its way\\.`));
+  assert.equal(await said.textContent(), `If ${person.email} has an account, a link to choose a new password is on its way. Check your inbox.`);
   const mail = await s.smtp.waitFor(person.email, 'reset-password');
   const reset = await ctx().context.newPage();
   await reset.goto(mail.links.find((l) => l.includes('/reset-password?token='))!);
