@@ -15,6 +15,7 @@ interface OutboxRow {
   text_body: string;
   html_body: string;
   attempts: number;
+  expires_at: Date | null;
 }
 
 export interface MailWorkerOptions {
@@ -94,9 +95,15 @@ export class MailWorker {
       WHERE id IN (
         SELECT id FROM outbox_emails WHERE next_attempt_at <= now()
         ORDER BY created_at LIMIT ${this.opts.batchSize ?? 20} FOR UPDATE SKIP LOCKED)
-      RETURNING id, kind, to_address, subject, text_body, html_body, attempts`;
+      RETURNING id, kind, to_address, subject, text_body, html_body, attempts, expires_at`;
     let sent = 0;
     for (const row of rows) {
+      // A slow server can hold a batch past a link's expiry: look again just before each send.
+      if (row.expires_at && row.expires_at <= this.opts.clock()) {
+        await db.outboxEmail.deleteMany({ where: { id: row.id } });
+        logger.warn({ kind: row.kind }, 'dropped an unsent email whose link expired during its batch');
+        continue;
+      }
       try {
         await transport.send({
           id: row.id,

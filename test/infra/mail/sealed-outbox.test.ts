@@ -3,10 +3,13 @@
 // expires is dropped, never sent late. Without ENCRYPTION_KEY (never in production) the key is
 // generated into DATA_DIR once and reused.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import pino from 'pino';
+import { MailWorker } from '../../../src/infra/mail/worker.js';
 import { login, signup } from '../../support/accounts.js';
 import { startTestServer, useServer } from '../../support/server.js';
 
@@ -59,8 +62,11 @@ test('a link email still unsent when its link expires is dropped, not sent', asy
     email = a.email;
     assert.equal((await s.request('/auth/forgot-password', { method: 'POST', body: { email: a.email } })).status, 204);
     const deadline = Date.now() + 10_000;
-    while ((await s.deps.db.outboxEmail.count({ where: { accountId: a.id, kind: 'reset-password' } })) === 0) {
-      assert.ok(Date.now() < deadline, 'the reset email was never enqueued');
+    // Wait for a refused attempt to be recorded, not just for the row: a send already under way
+    // when the outage ends below would otherwise deliver the link, whatever the clock says next.
+    while ((await s.deps.db.outboxEmail.count({ where: { accountId: a.id, kind: 'reset-password', attempts: { gte: 1 } } })) === 0) {
+      assert.ok(Date.now() < deadline, 'the reset email was never attempted');
+      s.deps.mailWorker.nudge();
       await new Promise((r) => setTimeout(r, 50));
     }
     // Past the reset link's hour (the verification link's 24 hours are not over).
@@ -98,5 +104,49 @@ test('without ENCRYPTION_KEY the embedded default generates a private key file o
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a link that expires while its batch is being sent is dropped, not sent late', async () => {
+  // A worker of its own over the same database, with a transport that takes an hour per email
+  // on the test clock: the first email of the batch goes, the second's link is over by then.
+  await s.deps.mailWorker.stop();
+  let now = Date.now();
+  const sent: string[] = [];
+  const worker = new MailWorker({
+    db: s.deps.db,
+    transport: {
+      async send(mail) {
+        sent.push(mail.to);
+        now += 60 * 60_000;
+      },
+      close() {},
+    },
+    from: 'test@example.test',
+    logger: pino({ level: 'silent' }),
+    cipher: s.deps.cipher,
+    clock: () => new Date(now),
+  });
+  try {
+    const tag = randomUUID();
+    const row = (to: string, createdAt: Date) => ({
+      kind: 'reset-password',
+      toAddress: to,
+      subject: 'Reset',
+      textBody: s.deps.cipher.seal('link'),
+      htmlBody: s.deps.cipher.seal('link'),
+      createdAt,
+      nextAttemptAt: new Date(Date.now() - 1000),
+      expiresAt: new Date(now + 30 * 60_000),
+    });
+    await s.deps.db.outboxEmail.createMany({
+      data: [row(`first-${tag}@example.test`, new Date(Date.now() - 2000)), row(`second-${tag}@example.test`, new Date(Date.now() - 1000))],
+    });
+    await worker.drain();
+    assert.deepEqual(sent.filter((to) => to.includes(tag)), [`first-${tag}@example.test`]);
+    assert.equal(await s.deps.db.outboxEmail.count({ where: { toAddress: { contains: tag } } }), 0, 'the late one is gone, not retried');
+  } finally {
+    await worker.stop();
+    s.deps.mailWorker.start();
   }
 });
