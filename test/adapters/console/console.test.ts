@@ -406,6 +406,9 @@ test('forgot password: the email link opens the reset page, the new password sig
   await page().getByRole('button', { name: 'Sign in', exact: true }).click();
   await assert.doesNotReject(page().getByText('That email and password do not match an account.').waitFor());
   await page().getByRole('link', { name: 'Forgot your password?' }).click();
+  // The page renders after an await: until its heading shows, 'Email' is still the sign-in
+  // form's field, and filling it would leave the forgot form empty (seen under load).
+  await page().getByRole('heading', { level: 1, name: 'Forgot your password?' }).waitFor();
   await page().getByLabel('Email', { exact: true }).fill(person.email);
   await page().getByRole('button', { name: 'Send the link' }).click();
   // Whatever the status line says first (the answer, or an error such as a limit), so that a
