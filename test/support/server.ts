@@ -40,8 +40,10 @@ export interface StartOptions {
   env?: Record<string, string | undefined>;
   /** Share an SMTP server between several server instances. */
   smtp?: TestSmtp;
-  /** Reuse another instance's embedded data directory is not supported; each gets its own. */
+  /** The pino level (default: silent, or TEST_LOG_LEVEL). */
   logLevel?: string;
+  /** Where the log lines go (default: stdout), e.g. to assert what an instance logged. */
+  logStream?: pino.DestinationStream;
   /** Listen on this loopback port (0: any), e.g. to set BASE_URL/APP_URL to the server's own origin. */
   port?: number;
 }
@@ -75,7 +77,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const clock = new TestClock();
   const deps = await createDeps(config, {
     clock: clock.now,
-    logger: pino({ level: config.logLevel }),
+    logger: opts.logStream ? pino({ level: config.logLevel }, opts.logStream) : pino({ level: config.logLevel }),
     mailPollMs: 100,
     mailRetryBaseMs: 200,
   });

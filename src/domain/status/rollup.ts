@@ -34,7 +34,18 @@ export interface StatusDeps {
   cache: Cache;
   clock: () => Date;
   metrics: Pick<Metrics, 'statusChecks' | 'statusProbeDuration'>;
-  logger: Pick<Logger, 'warn'>;
+  logger: Pick<Logger, 'warn' | 'info'>;
+}
+
+/**
+ * What the roll-up says is wrong, as one comparable string ('' when all is well): the log notes a
+ * change of it, not every refresh (an unconfigured broker would otherwise warn every 10 s).
+ */
+export function problemsOf(rollup: Rollup): string {
+  return rollup.components
+    .filter((c) => !c.ok)
+    .map((c) => `${c.name}: ${c.detail}`)
+    .join('; ');
 }
 
 type Outcome = Omit<ProbeResult, 'latencyMs'> & { latencyMs: number | null };
@@ -69,9 +80,6 @@ export function refreshRollup(deps: StatusDeps): Promise<Rollup> {
         if (!c.ok) span.setAttribute(`status.${c.name}.detail`, c.detail);
       }
       span.setAttribute('status.overall', rollup.status);
-      if (rollup.status !== 'ok') {
-        deps.logger.warn({ components: components.filter((c) => !c.ok) }, 'status roll-up degraded');
-      }
       return rollup;
     } catch (err) {
       span.recordException(err as Error);

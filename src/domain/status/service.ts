@@ -12,7 +12,7 @@ import { withTimeout } from '../../infra/timeout.js';
 import { throttled } from '../../infra/observability/log-throttle.js';
 import type { Db } from '../../infra/db/client.js';
 import { loadHistory, purgeHistory, recordChecks, type History } from './history.js';
-import { ageOf, refreshRollup, type Rollup, type StatusDeps } from './rollup.js';
+import { ageOf, problemsOf, refreshRollup, type Rollup, type StatusDeps } from './rollup.js';
 import { renderHistory, renderSnapshot, withHistory, type Rendered, type Snapshot } from './render.js';
 
 export const ROLLUP_TTL_MS = 10_000;
@@ -49,6 +49,8 @@ export class StatusService {
   private pending = 0;
   private readQueued: Promise<void> | null = null;
   private lastPurgeMs = -Infinity;
+  /** problemsOf the last roll-up this instance refreshed; null before the first. */
+  private lastProblems: string | null = null;
   private readonly warn: (msg: string, err: unknown) => void;
 
   constructor(private readonly deps: StatusServiceDeps) {
@@ -181,12 +183,26 @@ export class StatusService {
 
   private async refreshAndShare(): Promise<Rollup> {
     const rollup = await refreshRollup(this.deps);
+    this.logChange(rollup);
     try {
       await this.deps.cache.set(ROLLUP_KEY, JSON.stringify(rollup), ROLLUP_TTL_MS);
     } catch (err) {
       this.deps.logger.warn({ err: (err as Error).message }, 'status roll-up not shared: cache unavailable');
     }
     return rollup;
+  }
+
+  /** One line when what is wrong changes (and when it clears), not one per refresh. */
+  private logChange(rollup: Rollup): void {
+    const problems = problemsOf(rollup);
+    if (problems === this.lastProblems) return;
+    const before = this.lastProblems;
+    this.lastProblems = problems;
+    if (problems !== '') {
+      this.deps.logger.warn({ components: rollup.components.filter((c) => !c.ok) }, 'status roll-up degraded');
+    } else if (before !== null) {
+      this.deps.logger.info({ was: before }, 'status roll-up ok again');
+    }
   }
 
   /** The shared roll-up if another instance (or we) refreshed it inside the window. */
