@@ -93,8 +93,11 @@ export class StatusRefresher {
     if (Date.parse(snapshot.rollup.checked_at) < window * REFRESH_INTERVAL_MS) {
       // Still the previous window's roll-up (it started a little after that boundary): a request
       // never sees it refreshed early, and neither does the refresher; refresh at its expiry.
-      const wait = snapshot.expiresAtMs - this.deps.clock().getTime();
-      if (wait > 0 && !(await this.sleep(wait))) return true;
+      // A timer may fire a millisecond before the wall clock reaches its end: sleep until it has.
+      for (let wait = snapshot.expiresAtMs - this.deps.clock().getTime(); wait > 0; ) {
+        if (!(await this.sleep(wait + 1))) return true;
+        wait = snapshot.expiresAtMs - this.deps.clock().getTime();
+      }
       await this.service.current();
     }
     await this.service.settled();

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { REFRESH_INTERVAL_MS, StatusRefresher } from '../../../src/domain/status/refresher.js';
+import { statusService } from '../../../src/domain/status/service.js';
 import { needs } from '../../support/backends.js';
 import { FakeUpstream } from '../../support/fake-upstream.js';
 import { request } from '../../support/http.js';
@@ -107,6 +108,29 @@ test('a roll-up that started after the boundary is refreshed at its expiry, not 
     `not before the first roll-up expired (the tick waited ${waited} ms)`,
   );
   assert.equal(f.broker.hits, 2);
+});
+
+test('a tick whose timer fires before the roll-up has expired on the clock sleeps the rest', async () => {
+  await f.reset();
+  const boundary = nextWindow(f.s);
+  moveClockTo(f.s.clock, boundary + 300);
+  // This instance's clock falls 20 ms behind the timers while the tick sleeps: its timer ends
+  // before the clock reaches the expiry it was set for (timers may fire a millisecond early).
+  let lagMs = 0;
+  const deps = { ...f.s.deps, clock: () => new Date(f.s.clock.now().getTime() - lagMs) };
+  const service = statusService(deps);
+  const first = await service.current();
+  assert.equal(f.broker.hits, 1);
+  moveClockTo(f.s.clock, boundary + W + 50);
+  const lagging = setTimeout(() => (lagMs = 20), 100);
+  try {
+    assert.equal(await new StatusRefresher(deps, service).tick(), true);
+  } finally {
+    clearTimeout(lagging);
+  }
+  assert.equal(f.broker.hits, 2, 'the tick refreshed once the roll-up had expired on its clock');
+  const second = await service.current();
+  assert.ok(Date.parse(second.rollup.checked_at) - Date.parse(first.rollup.checked_at) >= W, 'not before the first expired');
 });
 
 test('start() refreshes at the window boundary with real timers; stop() ends a waiting tick promptly', async () => {
