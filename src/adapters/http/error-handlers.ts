@@ -15,6 +15,12 @@ export const frameworkErrors = (err: FastifyError, _req: unknown, reply: Paramet
 
 export function registerErrorHandlers(app: FastifyInstance, metrics: Pick<Metrics, 'httpDuration'>): void {
   app.setErrorHandler((err, req, reply) => {
+    if (reply.raw.destroyed) {
+      // The client hung up before its answer was written (e.g. Fastify's stream of Yoga's answer
+      // ends with "Premature close"): nobody is left to answer, and no server fault to report.
+      req.log.info({ err: (err as Error).message, url: redactLinks(req.url) }, 'client closed the connection before the answer');
+      return reply;
+    }
     const { error, internal } = classifyError(err);
     if (internal) req.log.error({ err: (err as Error).message, url: redactLinks(req.url) }, 'unhandled error');
     return sendProblem(reply, error);
