@@ -72,6 +72,44 @@ export async function measure(load: Load, pid: number): Promise<Measurement> {
   return { ...m, rps: m.requests / seconds, cpuUsPerReq: (cpu * 1e6) / Math.max(1, m.requests) };
 }
 
+/** One short load window without warm-up, with the process's CPU read around it (see alternate). */
+export interface Slice {
+  cpuSeconds: number;
+  requests: number;
+  seconds: number;
+  errors: number;
+  unexpected: number;
+  p99: number;
+}
+
+async function slice(load: Load, pid: number, seconds: number): Promise<Slice> {
+  const cpuBefore = cpuSeconds(pid);
+  const started = performance.now();
+  const m = await runOnce({ ...load, durationSeconds: seconds, amount: undefined });
+  return {
+    cpuSeconds: cpuSeconds(pid) - cpuBefore,
+    requests: m.requests,
+    seconds: (performance.now() - started) / 1000,
+    errors: m.errors,
+    unexpected: m.unexpected,
+    p99: m.p99,
+  };
+}
+
+/** A round's slices of one target as one measurement: CPU and requests summed, the median p99. */
+function joined(slices: Slice[]): Measurement {
+  const sum = (f: (s: Slice) => number) => slices.reduce((t, s) => t + f(s), 0);
+  const requests = sum((s) => s.requests);
+  return {
+    rps: requests / sum((s) => s.seconds),
+    p99: median(slices.map((s) => s.p99)),
+    errors: sum((s) => s.errors),
+    unexpected: sum((s) => s.unexpected),
+    requests,
+    cpuUsPerReq: (sum((s) => s.cpuSeconds) * 1e6) / Math.max(1, requests),
+  };
+}
+
 /** autocannon's per-request hook that sends `bodies` in turn. */
 function rotating(bodies: string[]) {
   let next = 0;
@@ -107,25 +145,55 @@ function runOnce(load: Load): Promise<Omit<Measurement, 'cpuUsPerReq'>> {
 /** Something measured in rounds: an HTTP load against a process, or a baseline process's own loop. */
 export interface Target {
   pid: number;
+  /** A 1-second warm-up, then one whole window. */
   run(): Promise<Measurement>;
+  /** One short window without warm-up (HTTP loads): lets alternate interleave the targets finely. */
+  slice?(seconds: number): Promise<Slice>;
 }
 
-export const httpTarget = (pid: number, load: Load): Target => ({ pid, run: () => measure(load, pid) });
+export const httpTarget = (pid: number, load: Load): Target => ({
+  pid,
+  run: () => measure(load, pid),
+  slice: (seconds) => slice(load, pid, seconds),
+});
+
+/** Slices per round (BENCH_SLICES, default 4): each round's window is cut into this many turns per target. */
+export const SLICES = Math.max(1, Math.floor(Number(process.env.BENCH_SLICES ?? 4)));
 
 /**
  * Runs the targets in turn, `rounds` times, so drifting background load on a shared machine hits
- * every target alike: the order reverses every other round (A B, B A, A B, …), which also cancels
+ * every target alike: the order reverses every other turn (A B, B A, A B, …), which also cancels
  * a steady drift between neighbours. One untimed pass first brings every process to its steady
  * state (JIT, caches, connection pools) before anything is counted. Returns each target's
  * measurements by round.
+ *
+ * When every target is an HTTP load, a round is SLICES turns of WINDOW_SECONDS / SLICES each per
+ * target (A B B A A B B A for two), summed per target into the round's measurement. The machine's
+ * own noise comes in episodes of several seconds (measured: a bare node:http server alone swings
+ * between 14 and 27 µs per request from one 2-second window to the next); with whole 3-second
+ * windows one episode often falls on one side of a pair only, and per-round ratios of the same two
+ * processes spread from 0.52 to 1.23. Sliced, both sides share every episode: 0.76 to 0.99 in the
+ * same session, with the same median.
  */
 export async function alternate(targets: Target[], rounds = ROUNDS): Promise<Measurement[][]> {
   for (const t of targets) await t.run();
   const out: Measurement[][] = targets.map(() => []);
+  const sliced = SLICES > 1 && targets.every((t) => t.slice !== undefined);
+  let turn = 0;
   for (let i = 0; i < rounds; i++) {
-    const order = [...targets.keys()];
-    if (i % 2 === 1) order.reverse();
-    for (const k of order) out[k]!.push(await targets[k]!.run());
+    if (!sliced) {
+      const order = [...targets.keys()];
+      if (turn++ % 2 === 1) order.reverse();
+      for (const k of order) out[k]!.push(await targets[k]!.run());
+      continue;
+    }
+    const slices: Slice[][] = targets.map(() => []);
+    for (let j = 0; j < SLICES; j++) {
+      const order = [...targets.keys()];
+      if (turn++ % 2 === 1) order.reverse();
+      for (const k of order) slices[k]!.push(await targets[k]!.slice!(WINDOW_SECONDS / SLICES));
+    }
+    slices.forEach((s, k) => out[k]!.push(joined(s)));
   }
   return out;
 }
