@@ -90,12 +90,17 @@ export class MailWorker {
     if (dropped.count > 0) logger.warn({ dropped: dropped.count }, 'dropped unsent emails whose links had expired');
     // Claim with a lease in one statement: no transaction stays open while SMTP talks, and a
     // worker that dies mid-send leaves rows that become due again when the lease runs out.
+    // RETURNING follows the table's physical order, not the subquery's: sort the claimed rows
+    // again so a batch goes out oldest first.
     const rows = await db.$queryRaw<OutboxRow[]>`
-      UPDATE outbox_emails SET next_attempt_at = now() + interval '2 minutes'
-      WHERE id IN (
-        SELECT id FROM outbox_emails WHERE next_attempt_at <= now()
-        ORDER BY created_at LIMIT ${this.opts.batchSize ?? 20} FOR UPDATE SKIP LOCKED)
-      RETURNING id, kind, to_address, subject, text_body, html_body, attempts, expires_at`;
+      WITH claimed AS (
+        UPDATE outbox_emails SET next_attempt_at = now() + interval '2 minutes'
+        WHERE id IN (
+          SELECT id FROM outbox_emails WHERE next_attempt_at <= now()
+          ORDER BY created_at LIMIT ${this.opts.batchSize ?? 20} FOR UPDATE SKIP LOCKED)
+        RETURNING id, kind, to_address, subject, text_body, html_body, attempts, expires_at, created_at)
+      SELECT id, kind, to_address, subject, text_body, html_body, attempts, expires_at
+      FROM claimed ORDER BY created_at, id`;
     let sent = 0;
     for (const row of rows) {
       // A slow server can hold a batch past a link's expiry: look again just before each send.
