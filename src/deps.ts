@@ -1,5 +1,6 @@
 // Creates the infrastructure once (database, cache, mail, metrics) and the domain's view of it.
 // Tests call createDeps with their own clock, logger or config; main.ts with the environment's.
+import { systemClock } from './domain/clock.js';
 import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
 import type { DomainDeps } from './domain/context.js';
@@ -59,7 +60,7 @@ export function createLogger(config: Config): Logger {
 
 export async function createDeps(config: Config, opts: DepsOptions = {}): Promise<Deps> {
   const logger = opts.logger ?? createLogger(config);
-  const clock = opts.clock ?? (() => new Date());
+  const clock = opts.clock ?? systemClock;
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     directUrl: config.databaseDirectUrl,

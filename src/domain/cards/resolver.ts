@@ -13,6 +13,7 @@ import { throttled } from '../../infra/observability/log-throttle.js';
 import { lookUpCard, type Looked, type Resolution } from './lookup.js';
 import { SharedCardStore } from './shared-store.js';
 import { withTimeout } from '../../infra/timeout.js';
+import { millisOf } from '../clock.js';
 
 export interface CardDeps {
   sql: Sql;
@@ -56,7 +57,11 @@ export class CardResolver {
     this.deps.logger.warn({ err: (err as Error).message }, 'card cache unreachable; resolving from the database');
   });
 
+  /** The clock in milliseconds (no Date per request on the hot path). */
+  private readonly nowMs: () => number;
+
   constructor(private readonly deps: CardDeps) {
+    this.nowMs = millisOf(deps.clock);
     this.shared = deps.cache.kind === 'redis' ? new SharedCardStore(deps.cache) : null;
     this.localLive = this.shared === null;
   }
@@ -71,7 +76,7 @@ export class CardResolver {
   /** The in-process answer, synchronously, or undefined (the hot path avoids a promise). */
   peek(host: string): Resolution | undefined {
     if (!this.localLive) return undefined;
-    const now = this.deps.clock().getTime();
+    const now = this.nowMs();
     return this.known.get(host, now) ?? this.unknown.get(host, now);
   }
 
@@ -89,7 +94,7 @@ export class CardResolver {
 
   private async load(host: string): Promise<Resolution> {
     const epoch = this.epoch;
-    const now = this.deps.clock().getTime();
+    const now = this.nowMs();
     let generation: string | null = null;
     if (this.shared) {
       try {

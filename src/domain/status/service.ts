@@ -8,6 +8,7 @@
 // every instance keeps the history it last read, and re-renders its page when it reads a newer one.
 import { randomUUID } from 'node:crypto';
 import { unavailable } from '../errors.js';
+import { millisOf } from '../clock.js';
 import { withTimeout } from '../../infra/timeout.js';
 import { throttled } from '../../infra/observability/log-throttle.js';
 import type { Db } from '../../infra/db/client.js';
@@ -53,14 +54,18 @@ export class StatusService {
   private lastProblems: string | null = null;
   private readonly warn: (msg: string, err: unknown) => void;
 
+  /** The clock in milliseconds (no Date per request on the hot path). */
+  private readonly nowMs: () => number;
+
   constructor(private readonly deps: StatusServiceDeps) {
+    this.nowMs = millisOf(deps.clock);
     this.warn = throttled((msg: string, err: unknown) => deps.logger.warn({ err: (err as Error).message }, msg), 60_000);
   }
 
   /** The current snapshot when still inside its window, without any I/O. */
   fresh(): Snapshot | null {
     const s = this.snapshot;
-    return s !== null && this.deps.clock().getTime() < s.expiresAtMs ? s : null;
+    return s !== null && this.nowMs() < s.expiresAtMs ? s : null;
   }
 
   /** The snapshot to answer with: the local one, the shared one, or a new refresh (once). */
