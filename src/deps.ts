@@ -1,9 +1,9 @@
 // Creates the infrastructure once (database, cache, mail, metrics) and the domain's view of it.
 // Tests call createDeps with their own clock, logger or config; main.ts with the environment's.
-import { systemClock } from './domain/clock.js';
 import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
 import type { DomainDeps } from './domain/context.js';
+import { systemClock } from './domain/clock.js';
 import { wireAccountView } from './domain/accounts/account-view.js';
 import { startActivityPurge } from './domain/activity/activity-purge.js';
 import { BackgroundWork } from './infra/background.js';

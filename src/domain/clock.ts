@@ -1,7 +1,7 @@
 // The injected clock: `() => Date` everywhere, so tests move time by passing their own. The raw
 // hot paths (a cached card, a cached /status) only compare milliseconds: for the system clock
 // they read Date.now, which allocates no Date per request.
-export type Clock = () => Date;
+type Clock = () => Date;
 
 export const systemClock: Clock = () => new Date();
 
