@@ -304,10 +304,22 @@ function track(child: ChildProcess): void {
   child.once('exit', () => live.delete(child));
 }
 
+/**
+ * The node flags of `npm start` (package.json: `exec node <flags> dist/main.js`). Every node
+ * process of the benchmarks runs with them, the server and its baselines alike, so the server runs
+ * as `npm start` runs it and both sides of a ratio run the same runtime.
+ */
+export const SERVER_NODE_FLAGS: readonly string[] = (() => {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+  const flags = /\bnode((?: --[\w-]+(?:=\S+)?)*) dist\/main\.js/.exec(pkg.scripts.start ?? '')?.[1];
+  if (flags === undefined) throw new Error('package.json: the start script does not run `node … dist/main.js`');
+  return flags.split(' ').filter(Boolean);
+})();
+
 export async function spawnNode(script: string, env: Record<string, string>, readyPath = '/healthz'): Promise<Proc> {
   const port = await freePort();
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  const child = spawn(process.execPath, [...loader, script], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...loader, script], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL ?? 'warn', NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -389,7 +401,7 @@ function withoutArenaMax(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
  * MALLOC_ARENA_MAX (the verification as the server runs it) and one with glibc's defaults.
  */
 export async function startArgon2Baseline(connections: number, env: Record<string, string> = {}): Promise<Argon2Baseline> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/baselines/argon2.ts'], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', 'bench/baselines/argon2.ts'], {
     env: { ...withoutArenaMax(process.env), ...env, BENCH_CONNECTIONS: String(connections) },
     stdio: ['pipe', 'pipe', 'inherit'],
   });

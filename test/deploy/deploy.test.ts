@@ -149,6 +149,10 @@ test('the Dockerfile: a build stage, production dependencies only, non-root, HEA
   assert.doesNotMatch(health, /curl|wget/);
   assert.match(runtime.body, /^STOPSIGNAL SIGTERM/m);
   assert.match(runtime.body, /^CMD \["node", [^\]]*"dist\/main\.js"\]/m);
+  // The image starts node with the flags of `npm start` (the benchmarks measure those).
+  const imageFlags = JSON.parse(/^CMD (\[.*\])$/m.exec(runtime.body)![1]!) as string[];
+  const startFlags = /\bnode((?: --[\w-]+)*) dist\/main\.js/.exec((JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start)?.[1];
+  assert.deepEqual(imageFlags.slice(1, -1), startFlags?.split(' ').filter(Boolean));
   // main.ts drains on SIGTERM (closes the server, then the pools).
   assert.match(read('src', 'main.ts'), /process\.on\('SIGTERM'/);
   const ignore = read('.dockerignore').split('\n');
