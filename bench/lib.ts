@@ -14,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { startFlags } from './start-flags.js';
 
 export interface Load {
   url: string;
@@ -309,12 +310,7 @@ function track(child: ChildProcess): void {
  * process of the benchmarks runs with them, the server and its baselines alike, so the server runs
  * as `npm start` runs it and both sides of a ratio run the same runtime.
  */
-export const SERVER_NODE_FLAGS: readonly string[] = (() => {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
-  const flags = /\bnode((?: --[\w-]+(?:=\S+)?)*) dist\/main\.js/.exec(pkg.scripts.start ?? '')?.[1];
-  if (flags === undefined) throw new Error('package.json: the start script does not run `node … dist/main.js`');
-  return flags.split(' ').filter(Boolean);
-})();
+export const SERVER_NODE_FLAGS: readonly string[] = startFlags(new URL('../package.json', import.meta.url));
 
 export async function spawnNode(script: string, env: Record<string, string>, readyPath = '/healthz'): Promise<Proc> {
   const port = await freePort();

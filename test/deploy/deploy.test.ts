@@ -14,6 +14,7 @@ import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { parse, parseAllDocuments } from 'yaml';
+import { startFlags } from '../../bench/start-flags.js';
 import { loadConfig } from '../../src/infra/config.js';
 import { needsPrograms, which } from '../support/programs.js';
 
@@ -151,8 +152,7 @@ test('the Dockerfile: a build stage, production dependencies only, non-root, HEA
   assert.match(runtime.body, /^CMD \["node", [^\]]*"dist\/main\.js"\]/m);
   // The image starts node with the flags of `npm start` (the benchmarks measure those).
   const imageFlags = JSON.parse(/^CMD (\[.*\])$/m.exec(runtime.body)![1]!) as string[];
-  const startFlags = /\bnode((?: --[\w-]+)*) dist\/main\.js/.exec((JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start)?.[1];
-  assert.deepEqual(imageFlags.slice(1, -1), startFlags?.split(' ').filter(Boolean));
+  assert.deepEqual(imageFlags.slice(1, -1), startFlags(join(ROOT, 'package.json')));
   // main.ts drains on SIGTERM (closes the server, then the pools).
   assert.match(read('src', 'main.ts'), /process\.on\('SIGTERM'/);
   const ignore = read('.dockerignore').split('\n');
