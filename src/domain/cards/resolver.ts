@@ -3,7 +3,10 @@
 // in-process layer is the whole cache and invalidation is exact and synchronous. With Redis,
 // every instance drops its in-process entries on the invalidation message; until its
 // subscription is live an instance skips the in-process layer, and in-process entries expire
-// soon anyway in case a message is lost while Redis reconnects.
+// soon anyway in case a message is lost while Redis reconnects. A lookup under way when an
+// invalidation arrives keeps its answer out of the in-process layer only when that invalidation
+// would have dropped it (its host, or its tunnel): invalidations of other tunnels, which arrive
+// all the time from every instance of a busy cluster, do not cost it the fill.
 import type { Cache } from '../../infra/cache/cache.js';
 import type { Sql } from '../../infra/db/client.js';
 import type { Logger } from 'pino';
@@ -42,6 +45,19 @@ const LOCAL_MAX = { cards: 10_000, unknown: 10_000 };
 
 export class ResolverUnavailable extends Error {}
 
+/** One invalidation, as dropLocal applied it, numbered by the epoch it moved to. */
+interface Dropped {
+  epoch: number;
+  hosts: readonly string[];
+  tunnelIds: readonly string[];
+}
+
+/**
+ * How many recent invalidations are kept for the lookups under way. A lookup lasts at most
+ * RESOLVE_TIMEOUT_MS; one that started before the oldest kept is treated as touched (no fill).
+ */
+const RECENT_DROPS = 512;
+
 
 export class CardResolver {
   /** Tunnel hosts (cards and non-discoverable tunnels) and unknown hosts, bounded apart so a flood of unknown hosts never evicts a card. */
@@ -49,8 +65,10 @@ export class CardResolver {
   private readonly unknown = new BoundedTtlMap<Resolution>(LOCAL_MAX.unknown);
   private readonly inflight = new Map<string, Promise<Resolution>>();
   private readonly shared: SharedCardStore | null;
-  /** Bumped by every invalidation; a lookup that saw it move does not fill the in-process layer. */
+  /** Bumped by every invalidation; the invalidations since a lookup began decide whether it may fill the in-process layer. */
   private epoch = 0;
+  /** The last RECENT_DROPS invalidations, oldest first. */
+  private readonly recent: Dropped[] = [];
   private localLive: boolean;
   /** Redis down: the database still answers; said once per interval, not per request. */
   private readonly logCacheDown = throttled((err: unknown) => {
@@ -124,7 +142,7 @@ export class CardResolver {
   }
 
   private fillLocal(host: string, r: Resolution, epoch: number, now: number): void {
-    if (!this.localLive || epoch !== this.epoch) return;
+    if (!this.localLive || (epoch !== this.epoch && this.droppedSince(epoch, host, r.tunnelId))) return;
     if (r.tunnelId === null) {
       this.unknown.set(host, r, now + TTL.unknownMs);
       return;
@@ -132,8 +150,25 @@ export class CardResolver {
     this.known.set(host, r, now + (this.shared ? TTL.localUnderRedisMs : TTL.tunnelMs));
   }
 
+  /**
+   * Whether an invalidation since `epoch` would have dropped an entry for `host` resolving to
+   * `tunnelId` (as dropLocal drops: by host, or by tunnel); true when some of those
+   * invalidations are no longer kept.
+   */
+  private droppedSince(epoch: number, host: string, tunnelId: string | null): boolean {
+    const oldest = this.recent[0];
+    if (oldest === undefined || oldest.epoch > epoch + 1) return true;
+    for (let i = this.recent.length - 1; i >= 0 && this.recent[i]!.epoch > epoch; i--) {
+      const d = this.recent[i]!;
+      if (d.hosts.includes(host) || (tunnelId !== null && d.tunnelIds.includes(tunnelId))) return true;
+    }
+    return false;
+  }
+
   private dropLocal(hosts: readonly string[], tunnelIds: readonly string[]): void {
     this.epoch++;
+    this.recent.push({ epoch: this.epoch, hosts: [...hosts], tunnelIds: [...tunnelIds] });
+    if (this.recent.length > RECENT_DROPS) this.recent.shift();
     // A lookup already under way may have read the old state: later requests must not join it.
     this.inflight.clear();
     for (const h of hosts) {

@@ -1,0 +1,103 @@
+// The resolver's in-process layer against invalidations that arrive while a lookup is under way
+// (domain/cards/resolver.ts): only one that would have dropped the lookup's answer (its host, or
+// its tunnel) keeps that answer out of the layer. The database is a stand-in whose answers the
+// test releases, so an invalidation can be placed exactly between a lookup's query and its answer.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import pino from 'pino';
+import { CardResolver } from '../../../src/domain/cards/resolver.js';
+import type { Sql } from '../../../src/infra/db/client.js';
+import { MemoryCache } from '../../../src/infra/cache/memory.js';
+
+const ZONE = 'tunnels.example';
+const HOST = `api--alice.${ZONE}`;
+const TUNNEL_ID = 'tunnel-1';
+
+/** A database whose every query waits until the test releases it; it answers one tunnel row for HOST (not discoverable). */
+function heldDatabase(): { sql: Sql; queries: () => number; release: () => void } {
+  let queries = 0;
+  let waiting: (() => void)[] = [];
+  const sql = (<Row>(_text: string, values: readonly unknown[]): Promise<Row[]> => {
+    queries++;
+    const found = values[0] === 'alice' && values[1] === 'api';
+    const row = { id: TUNNEL_ID, subdomain: 'api', customDomain: null, discoverable: false, pinnedTools: null, slug: 'alice' };
+    return new Promise<Row[]>((resolve) => waiting.push(() => resolve(found ? [row as Row] : [])));
+  }) as Sql;
+  return {
+    sql,
+    queries: () => queries,
+    release: () => {
+      const now = waiting;
+      waiting = [];
+      for (const go of now) go();
+    },
+  };
+}
+
+function resolverOn(sql: Sql): CardResolver {
+  return new CardResolver({
+    sql,
+    cache: new MemoryCache(),
+    clock: () => new Date(),
+    logger: pino({ level: 'silent' }),
+    config: { zone: ZONE, serviceName: 'Tunnels', cardSchemaUrl: 'https://example.com/schema.json' },
+  });
+}
+
+/** Starts a lookup of `host`, lets `during` run while its query is held, then lets it finish. */
+async function lookUpAcross(resolver: CardResolver, db: ReturnType<typeof heldDatabase>, host: string, during: () => Promise<void>) {
+  const pending = resolver.resolve(host);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(db.queries() > 0, true, 'the lookup reached the database');
+  await during();
+  db.release();
+  return pending;
+}
+
+test('a lookup fills the in-process layer when the invalidations during it concern other hosts and tunnels', async () => {
+  const db = heldDatabase();
+  const resolver = resolverOn(db.sql);
+  const r = await lookUpAcross(resolver, db, HOST, () => resolver.invalidate([`web--bob.${ZONE}`, 'cards.example.org'], ['tunnel-2']));
+  assert.deepEqual(r, { kind: 'none', tunnelId: TUNNEL_ID });
+  assert.deepEqual(resolver.peek(HOST), { kind: 'none', tunnelId: TUNNEL_ID }, 'answered in process from now on');
+});
+
+test('an invalidation of the looked-up host during the lookup keeps its answer out of the in-process layer', async () => {
+  const db = heldDatabase();
+  const resolver = resolverOn(db.sql);
+  await lookUpAcross(resolver, db, HOST, () => resolver.invalidate([HOST], []));
+  assert.equal(resolver.peek(HOST), undefined);
+  const before = db.queries();
+  const again = resolver.resolve(HOST);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(db.queries(), before + 1, 'the next request asks the database again');
+  db.release();
+  await again;
+  assert.deepEqual(resolver.peek(HOST), { kind: 'none', tunnelId: TUNNEL_ID });
+});
+
+test('an invalidation of the tunnel the lookup finds (by id, without its host) keeps the answer out too', async () => {
+  const db = heldDatabase();
+  const resolver = resolverOn(db.sql);
+  await lookUpAcross(resolver, db, HOST, () => resolver.invalidate([], [TUNNEL_ID]));
+  assert.equal(resolver.peek(HOST), undefined);
+});
+
+test('an unknown host is kept out by an invalidation naming it (a tunnel just created on it)', async () => {
+  const db = heldDatabase();
+  const resolver = resolverOn(db.sql);
+  const host = `new--carol.${ZONE}`;
+  const r = await lookUpAcross(resolver, db, host, () => resolver.invalidate([host], ['tunnel-3']));
+  assert.deepEqual(r, { kind: 'none', tunnelId: null });
+  assert.equal(resolver.peek(host), undefined);
+});
+
+test('a lookup that outlives the invalidations kept in memory does not fill the in-process layer', async () => {
+  const db = heldDatabase();
+  const resolver = resolverOn(db.sql);
+  await lookUpAcross(resolver, db, HOST, async () => {
+    // More unrelated invalidations than the resolver keeps: the oldest, possibly about this host, are gone.
+    for (let i = 0; i < 600; i++) await resolver.invalidate([`h${i}--someone.${ZONE}`], []);
+  });
+  assert.equal(resolver.peek(HOST), undefined);
+});
