@@ -1,17 +1,15 @@
 // Secret credentials (session tokens, email link tokens, pending-link tokens): 20 random bytes,
 // base32 on the wire, only the SHA-256 stored. Lookups hash the presented value.
-import { sha256 } from '@oslojs/crypto/sha2';
-import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from '@oslojs/encoding';
+import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-
-const encoder = new TextEncoder();
 
 export function generateToken(bytes = 20): string {
   return encodeBase32LowerCaseNoPadding(randomBytes(bytes));
 }
 
+/** Hex SHA-256 of the token's UTF-8 bytes (node's native hash: a third of the pure-JS one's time). */
 export function hashToken(token: string): string {
-  return encodeHexLowerCase(sha256(encoder.encode(token)));
+  return createHash('sha256').update(token).digest('hex');
 }
 
 /** A presented token worth hashing: base32 of the expected length; anything else cannot match. */
