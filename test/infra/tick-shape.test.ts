@@ -4,16 +4,32 @@
 // more per raw card 404). A heap snapshot runs the same kind of collection on demand.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 
 const MODULE = new URL('../../src/infra/tick-shape.ts', import.meta.url).href;
 
-/** Runs `body` in a child node with natives syntax (V8's %-functions) and tsx; returns its stdout. */
+/**
+ * Runs `body` in a child node with natives syntax (V8's %-functions) and tsx; returns its stdout.
+ * The child writes into a file, not a pipe: V8's %DebugPrint goes through C's buffered stdout,
+ * and on a non-blocking pipe a full pipe makes it drop the rest of its output.
+ */
 function child(body: string): string {
-  return execFileSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', '--input-type=module', '-e', body], {
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
+  const dir = mkdtempSync(join(tmpdir(), 'tick-shape-'));
+  const file = join(dir, 'stdout.txt');
+  const fd = openSync(file, 'w');
+  try {
+    execFileSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', '--input-type=module', '-e', body], {
+      stdio: ['ignore', fd, 'inherit'],
+      timeout: 120_000,
+    });
+    return readFileSync(file, 'utf8');
+  } finally {
+    closeSync(fd);
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** The state of nextTick's DefineKeyedOwnPropertyInLiteral feedback slots after a heap snapshot. */
