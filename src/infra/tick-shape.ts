@@ -15,8 +15,10 @@
 //
 // The object must take exactly the path of node's own: the same keys in the same order and the
 // same field representations (the ids are read from a Float64Array, so their fields hold doubles;
-// a small integer here would start a chain that the first real tick object deprecates).
-// test/infra/tick-shape.test.ts checks both, and the effect, on the node that runs the tests.
+// a small integer here would start a chain that the first real tick object deprecates when this
+// runs before any tick object exists). test/infra/tick-shape.test.ts checks the hidden class and
+// the effect on the node that runs the tests; it cannot check the representation rule, because
+// under its loader tick objects always exist before this module runs.
 import { AsyncResource } from 'node:async_hooks';
 
 let held: object | undefined;
