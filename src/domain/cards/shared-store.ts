@@ -41,7 +41,8 @@ export class SharedCardStore {
 
   /** The stored resolution if present, unexpired and of the current generation; else null and the generation. */
   async read(host: string, now: number): Promise<{ hit: Resolution | null; generation: string }> {
-    const [raw, gen] = await Promise.all([this.cache.get(entryKey(host)), this.cache.get(genKey(host))]);
+    // One command for both (they share a slot): a miss is the hot path of a flood of unknown hosts.
+    const [raw = null, gen = null] = await this.cache.getMany([entryKey(host), genKey(host)]);
     const generation = gen ?? '0';
     if (raw === null) return { hit: null, generation };
     const entry = JSON.parse(raw) as StoredEntry;

@@ -5,6 +5,8 @@
 export interface Cache {
   readonly kind: 'redis' | 'memory';
   get(key: string): Promise<string | null>;
+  /** Several keys in one command (MGET), in order; under Redis Cluster they must share a slot (one hash tag). */
+  getMany(keys: readonly string[]): Promise<(string | null)[]>;
   set(key: string, value: string, ttlMs: number): Promise<void>;
   /**
    * set() that must survive a Redis failover: with replicas configured (REDIS_WAIT_REPLICAS) it

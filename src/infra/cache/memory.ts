@@ -51,6 +51,10 @@ export class MemoryCache implements Cache {
     return this.live(key)?.value ?? null;
   }
 
+  async getMany(keys: readonly string[]): Promise<(string | null)[]> {
+    return keys.map((key) => this.live(key)?.value ?? null);
+  }
+
   setReplicated(key: string, value: string, ttlMs: number): Promise<void> {
     return this.set(key, value, ttlMs);
   }
