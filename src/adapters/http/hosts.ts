@@ -48,7 +48,7 @@ function mayHaveUpper(s: string): boolean {
  */
 const HOST_VALUE = /^(?:[A-Za-z0-9._-]*|\[[A-Za-z0-9._:-]*\])(?::[0-9]{0,5})?$/;
 
-function isValidHostValue(v: string): boolean {
+export function isValidHostValue(v: string): boolean {
   return v.length <= 262 && HOST_VALUE.test(v);
 }
 
@@ -56,11 +56,10 @@ function isValidHostValue(v: string): boolean {
 const isHostName = (name: string) => name.length === 4 && (name === 'Host' || name === 'host' || equalsLower(name, 'host'));
 
 /**
- * The request's Host value, or null when the request must be refused with 400 (RFC 9112 §3.2):
- * more than one Host line, none in an HTTP/1.1 request, or a value that is not host[:port].
- * An HTTP/1.0 request without Host is the API's ('').
+ * The request's one Host line, not yet checked (isValidHostValue): null when there are several, or
+ * none in an HTTP/1.1 request; '' for an HTTP/1.0 request without one (the API's).
  */
-export function hostHeaderOf(req: IncomingMessage): string | null {
+export function singleHostOf(req: IncomingMessage): string | null {
   const raw = req.rawHeaders;
   let value: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
@@ -70,7 +69,17 @@ export function hostHeaderOf(req: IncomingMessage): string | null {
     }
   }
   if (value === undefined) return req.httpVersionMajor === 1 && req.httpVersionMinor === 0 ? '' : null;
-  return isValidHostValue(value) ? value : null;
+  return value;
+}
+
+/**
+ * The request's Host value, or null when the request must be refused with 400 (RFC 9112 §3.2):
+ * more than one Host line, none in an HTTP/1.1 request, or a value that is not host[:port].
+ * An HTTP/1.0 request without Host is the API's ('').
+ */
+export function hostHeaderOf(req: IncomingMessage): string | null {
+  const value = singleHostOf(req);
+  return value !== null && isValidHostValue(value) ? value : null;
 }
 
 /** The request's host name: the Host header without port (IPv6 keeps its brackets), lowercase, no trailing dot. */

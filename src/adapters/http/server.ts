@@ -13,7 +13,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { CardHandlers } from './card-host.js';
-import { hostHeaderOf, hostnameFrom, isCardPath, isTunnelHost } from './hosts.js';
+import { classifyHost, hostnameFrom, isCardPath, isValidHostValue, singleHostOf, type HostKind } from './hosts.js';
 import { badRequest } from '../../domain/errors.js';
 import { problemResponse, writeFixed } from './problem.js';
 import { guardRaw, type RawHandler } from './raw.js';
@@ -37,13 +37,25 @@ export function createHostRoutedServer(routes: HostRoutes, api: (req: IncomingMe
   const tunnelHost = guardRaw(routes.cards.tunnelHost, routes.logger);
   const customDomain = guardRaw(routes.cards.customDomain, routes.logger);
   const { zone, apiHostname } = routes;
+  // The last Host value routed and what it gave: clients send the same Host request after
+  // request, and one string comparison replaces checking, lowercasing and classifying it again.
+  // Only a value that passed the check is remembered ('' is the HTTP/1.0 request without Host).
+  let lastValue = '';
+  let hostname = hostnameFrom(lastValue);
+  let kind: HostKind = classifyHost(hostname, zone);
+  let isApiHost = hostname === apiHostname;
   return createServer((req, res) => {
-    const host = hostHeaderOf(req);
-    if (host === null) return void writeFixed(res, BAD_HOST);
-    const hostname = hostnameFrom(host);
-    if (hostname === zone) return zoneHost(req, res, hostname);
-    if (isTunnelHost(hostname, zone)) return tunnelHost(req, res, hostname);
-    if (hostname !== apiHostname && isCardPath(req.url)) return customDomain(req, res, hostname);
+    const value = singleHostOf(req);
+    if (value !== lastValue) {
+      if (value === null || !isValidHostValue(value)) return void writeFixed(res, BAD_HOST);
+      lastValue = value;
+      hostname = hostnameFrom(value);
+      kind = classifyHost(hostname, zone);
+      isApiHost = hostname === apiHostname;
+    }
+    if (kind === 'zone') return zoneHost(req, res, hostname);
+    if (kind === 'tunnel') return tunnelHost(req, res, hostname);
+    if (!isApiHost && isCardPath(req.url)) return customDomain(req, res, hostname);
     if (isLivenessPath(req.url) && (req.method === 'GET' || req.method === 'HEAD')) return zoneHost(req, res, hostname);
     api(req, res);
   });

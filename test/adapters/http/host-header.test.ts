@@ -49,3 +49,20 @@ test('an invalid Host value answers 400; valid ones are routed', async () => {
   assert.match(String(problem.headers['content-type']), /^application\/problem\+json/);
   assert.equal(problem.json.code, 'BAD_REQUEST');
 });
+
+test('the router remembers only a Host value that passed: a repeat routes the same, a duplicate or a bad one never rides on it', async () => {
+  const zone = 'Host: tunnels.localhost';
+  const statusOnZone = await rawStatus(get(zone));
+  assert.notEqual(statusOnZone, 400);
+  // The same value again (remembered), then twice in one request: still 400.
+  assert.equal(await rawStatus(get(zone)), statusOnZone);
+  assert.equal(await rawStatus(get(zone, zone)), 400, 'the remembered value twice');
+  assert.equal(await rawStatus(get('Host: tunnels.localhost/x')), 400);
+  assert.equal(await rawStatus(get(zone)), statusOnZone, 'a refused value is not remembered');
+  // HTTP/1.0 without Host is the API ('' is where the router starts), and a missing Host in
+  // HTTP/1.1 right after it is still refused.
+  assert.equal(await rawStatus('GET /status HTTP/1.0\r\n\r\n'), 404, 'HTTP/1.0 without Host: the API has no /status');
+  assert.equal(await rawStatus('GET /status HTTP/1.1\r\nConnection: close\r\n\r\n'), 400);
+  // Another spelling of the same host routes to the same place (remembered values are exact strings).
+  assert.equal(await rawStatus(get('Host: TUNNELS.LOCALHOST')), statusOnZone);
+});

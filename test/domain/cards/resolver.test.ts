@@ -34,11 +34,11 @@ function heldDatabase(): { sql: Sql; queries: () => number; release: () => void 
   };
 }
 
-function resolverOn(sql: Sql): CardResolver {
+function resolverOn(sql: Sql, clock: () => Date = () => new Date()): CardResolver {
   return new CardResolver({
     sql,
     cache: new MemoryCache(),
-    clock: () => new Date(),
+    clock,
     logger: pino({ level: 'silent' }),
     config: { zone: ZONE, serviceName: 'Tunnels', cardSchemaUrl: 'https://example.com/schema.json' },
   });
@@ -100,4 +100,40 @@ test('a lookup that outlives the invalidations kept in memory does not fill the 
     for (let i = 0; i < 600; i++) await resolver.invalidate([`h${i}--someone.${ZONE}`], []);
   });
   assert.equal(resolver.peek(HOST), undefined);
+});
+
+test('peek remembers its last answer only while it stands: an invalidation, another fill or the expiry ends it', async () => {
+  const db = heldDatabase();
+  let now = Date.parse('2026-11-26T12:00:00Z');
+  const resolver = resolverOn(db.sql, () => new Date(now));
+  const unknown = `nobody--no-one.${ZONE}`;
+  const fill = async (host: string) => {
+    const pending = resolver.resolve(host);
+    await new Promise((r) => setImmediate(r));
+    db.release();
+    return pending;
+  };
+  await fill(HOST);
+  await fill(unknown);
+  const tunnel = { kind: 'none', tunnelId: TUNNEL_ID };
+  const none = { kind: 'none', tunnelId: null };
+  // Asked twice in a row (the second answer is the remembered one), then the other host.
+  assert.deepEqual(resolver.peek(HOST), tunnel);
+  assert.deepEqual(resolver.peek(HOST), tunnel);
+  assert.deepEqual(resolver.peek(unknown), none);
+  assert.deepEqual(resolver.peek(HOST), tunnel);
+  // An invalidation of the remembered host: gone at once.
+  await resolver.invalidate([HOST], []);
+  assert.equal(resolver.peek(HOST), undefined);
+  // By tunnel id, right after the answer was remembered again.
+  await fill(HOST);
+  assert.deepEqual(resolver.peek(HOST), tunnel);
+  await resolver.invalidate([], [TUNNEL_ID]);
+  assert.equal(resolver.peek(HOST), undefined);
+  // The remembered unknown host expires with its entry (30 s), not later.
+  assert.deepEqual(resolver.peek(unknown), none);
+  now += 29_999;
+  assert.deepEqual(resolver.peek(unknown), none);
+  now += 1;
+  assert.equal(resolver.peek(unknown), undefined);
 });
