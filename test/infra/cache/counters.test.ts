@@ -2,11 +2,8 @@
 // unhit refunds one while the window is open (never below zero, never opening one), peek reads.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { test } from 'node:test';
 import type { Cache } from '../../../src/infra/cache/cache.js';
-import { MemoryCache } from '../../../src/infra/cache/memory.js';
-import { RedisCache } from '../../../src/infra/cache/redis.js';
-import { needs } from '../../support/backends.js';
+import { onBothStores } from '../../support/cache-stores.js';
 
 async function checkCounters(cache: Cache): Promise<void> {
   const key = `test:counter:${randomBytes(6).toString('hex')}`;
@@ -33,15 +30,4 @@ async function checkCounters(cache: Cache): Promise<void> {
   await cache.del(key, short);
 }
 
-test('memory store: hit, unhit and peek', async () => {
-  await checkCounters(new MemoryCache());
-});
-
-test('Redis store: hit, unhit and peek', needs(['REDIS_URL'], 'a real Redis'), async () => {
-  const cache = await RedisCache.connect({ mode: 'single', url: process.env.REDIS_URL! });
-  try {
-    await checkCounters(cache);
-  } finally {
-    await cache.close();
-  }
-});
+onBothStores('hit, unhit and peek', checkCounters);

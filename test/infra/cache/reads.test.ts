@@ -1,12 +1,9 @@
 // getMany (MGET) on both stores: values in the order asked, null for a missing or expired key.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { test } from 'node:test';
 import type { Cache } from '../../../src/infra/cache/cache.js';
 import { hashTag } from '../../../src/infra/cache/keys.js';
-import { MemoryCache } from '../../../src/infra/cache/memory.js';
-import { RedisCache } from '../../../src/infra/cache/redis.js';
-import { needs } from '../../support/backends.js';
+import { onBothStores } from '../../support/cache-stores.js';
 
 async function checkGetMany(cache: Cache): Promise<void> {
   const tag = hashTag(randomBytes(6).toString('hex'));
@@ -22,15 +19,4 @@ async function checkGetMany(cache: Cache): Promise<void> {
   assert.deepEqual(await cache.getMany([a, b]), [null, null]);
 }
 
-test('memory store: getMany', async () => {
-  await checkGetMany(new MemoryCache());
-});
-
-test('Redis store: getMany', needs(['REDIS_URL'], 'a real Redis'), async () => {
-  const cache = await RedisCache.connect({ mode: 'single', url: process.env.REDIS_URL! });
-  try {
-    await checkGetMany(cache);
-  } finally {
-    await cache.close();
-  }
-});
+onBothStores('getMany', checkGetMany);
