@@ -56,8 +56,10 @@ export function isValidHostValue(v: string): boolean {
 const isHostName = (name: string) => name.length === 4 && (name === 'Host' || name === 'host' || equalsLower(name, 'host'));
 
 /**
- * The request's one Host line, not yet checked (isValidHostValue): null when there are several, or
- * none in an HTTP/1.1 request; '' for an HTTP/1.0 request without one (the API's).
+ * The request's one Host line, not yet checked: null when there are several, or none in an
+ * HTTP/1.1 request; '' for an HTTP/1.0 request without one (the API's). A request whose value is
+ * null or fails isValidHostValue is refused with 400 (RFC 9112 §3.2); the listener (server.ts)
+ * checks a value only when it differs from the last one that passed.
  */
 export function singleHostOf(req: IncomingMessage): string | null {
   const raw = req.rawHeaders;
@@ -70,16 +72,6 @@ export function singleHostOf(req: IncomingMessage): string | null {
   }
   if (value === undefined) return req.httpVersionMajor === 1 && req.httpVersionMinor === 0 ? '' : null;
   return value;
-}
-
-/**
- * The request's Host value, or null when the request must be refused with 400 (RFC 9112 §3.2):
- * more than one Host line, none in an HTTP/1.1 request, or a value that is not host[:port].
- * An HTTP/1.0 request without Host is the API's ('').
- */
-export function hostHeaderOf(req: IncomingMessage): string | null {
-  const value = singleHostOf(req);
-  return value !== null && isValidHostValue(value) ? value : null;
 }
 
 /** The request's host name: the Host header without port (IPv6 keeps its brackets), lowercase, no trailing dot. */
@@ -102,7 +94,7 @@ export function hostnameFrom(raw: string): string {
 }
 
 /** `<label>.zone` with a non-empty label holding no dot. */
-export function isTunnelHost(hostname: string, zone: string): boolean {
+function isTunnelHost(hostname: string, zone: string): boolean {
   const dot = hostname.length - zone.length - 1;
   return dot > 0 && hostname.charCodeAt(dot) === 46 /* . */ && hostname.endsWith(zone) && hostname.indexOf('.') === dot;
 }

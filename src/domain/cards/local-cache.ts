@@ -1,7 +1,7 @@
 // The in-process layer of the card cache: a Map with a size bound and per-entry expiry. Past the
 // bound the oldest insertion goes first, so a flood of distinct hosts costs at most `max` entries.
 
-export interface Slot<V> {
+interface Slot<V> {
   readonly value: V;
   readonly expiresAt: number;
 }

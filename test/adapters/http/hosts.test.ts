@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { test } from 'node:test';
-import { classifyHost, hostHeaderOf, hostnameOf, pathOf, rawHeader } from '../../../src/adapters/http/hosts.js';
+import { classifyHost, hostnameOf, isValidHostValue, pathOf, rawHeader, singleHostOf } from '../../../src/adapters/http/hosts.js';
 
 const ZONE = 'tunnels.example.test';
 
@@ -75,10 +75,13 @@ test('pathOf is the path before the first "?", and "/" for no URL', () => {
   assert.equal(pathOf(undefined), '/');
 });
 
-test('hostHeaderOf takes exactly one valid host[:port] Host line, in any case of its name', () => {
+test('singleHostOf takes exactly one Host line, in any case of its name; isValidHostValue takes host[:port] only', () => {
   const valid = ['example.com', 'Example.COM:8080', 'a_b-c.d', '[::1]', '[::1]:443', '[2001:db8::7]', '127.0.0.1:80', 'host:', ''];
-  for (const value of valid) assert.equal(hostHeaderOf(requestWith(['Host', value])), value, value);
-  for (const name of ['host', 'HOST', 'hOsT']) assert.equal(hostHeaderOf(requestWith([name, 'a.test'])), 'a.test', name);
+  for (const value of valid) {
+    assert.equal(singleHostOf(requestWith(['Host', value])), value, value);
+    assert.equal(isValidHostValue(value), true, value);
+  }
+  for (const name of ['host', 'HOST', 'hOsT']) assert.equal(singleHostOf(requestWith([name, 'a.test'])), 'a.test', name);
   const invalid = [
     'a.test:99999x',
     'a.test:123456',
@@ -95,11 +98,11 @@ test('hostHeaderOf takes exactly one valid host[:port] Host line, in any case of
     'é.test',
     'a'.repeat(263),
   ];
-  for (const value of invalid) assert.equal(hostHeaderOf(requestWith(['Host', value])), null, value);
-  assert.equal(hostHeaderOf(requestWith(['Host', 'a.test', 'host', 'a.test'])), null, 'two Host lines');
-  assert.equal(hostHeaderOf(requestWith(['Hosts', 'a.test'])), null, 'no Host line in HTTP/1.1');
+  for (const value of invalid) assert.equal(isValidHostValue(value), false, value);
+  assert.equal(singleHostOf(requestWith(['Host', 'a.test', 'host', 'a.test'])), null, 'two Host lines');
+  assert.equal(singleHostOf(requestWith(['Hosts', 'a.test'])), null, 'no Host line in HTTP/1.1');
   const http10 = requestWith([]);
   http10.httpVersionMajor = 1;
   http10.httpVersionMinor = 0;
-  assert.equal(hostHeaderOf(http10), '', 'HTTP/1.0 without Host');
+  assert.equal(singleHostOf(http10), '', 'HTTP/1.0 without Host');
 });
