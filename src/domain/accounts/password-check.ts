@@ -21,7 +21,7 @@ import { recordSecurityEvent } from '../activity/security-events.js';
 import type { DomainDeps } from '../context.js';
 import { networkOf } from '../sessions/network.js';
 import { burnPasswordHash, verifyPassword } from './password.js';
-import { LIMITS, consume, refund, resetLimit, type Limit } from './rate-limit.js';
+import { LIMITS, consumeAll, settleAll, type Limit } from './rate-limit.js';
 
 export interface PasswordSubject {
   /** The account's normalized email (or the typed one, for an unknown address). */
@@ -57,20 +57,16 @@ export async function underSignInLimits<T>(
   const [accountLimit, accountSubject]: [Limit, string] = subject.knownNetwork
     ? [LIMITS.loginPerKnownNetwork, `${subject.emailKey}|${network}`]
     : [LIMITS.loginPerAccount, subject.emailKey];
-  const counts = await Promise.all([
-    consume(deps.cache, LIMITS.loginPerIp, network),
-    consume(deps.cache, LIMITS.loginAccountCeiling, subject.emailKey),
-    consume(deps.cache, accountLimit, accountSubject),
-  ]);
+  const ceiling = { limit: LIMITS.loginAccountCeiling, subject: subject.emailKey };
+  const perIp = { limit: LIMITS.loginPerIp, subject: network };
+  const budget = { limit: accountLimit, subject: accountSubject };
+  // The three counters in one round trip, and the success's settlement in one more.
+  const counts = await consumeAll(deps.cache, [perIp, ceiling, budget]);
   const refused = counts.filter((c) => !c.allowed);
   if (refused.length > 0) throw rateLimited(Math.max(...refused.map((c) => c.retryAfterSeconds)));
   const result = await attempt();
   if (result === null) throw wrong();
-  await Promise.all([
-    refund(deps.cache, LIMITS.loginPerIp, network),
-    refund(deps.cache, LIMITS.loginAccountCeiling, subject.emailKey),
-    resetLimit(deps.cache, accountLimit, accountSubject),
-  ]);
+  await settleAll(deps.cache, [perIp, ceiling], [budget]);
   return result;
 }
 

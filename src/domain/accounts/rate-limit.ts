@@ -57,15 +57,32 @@ export async function consume(cache: Cache, limit: Limit, subject: string): Prom
   return { allowed: count <= limit.max, retryAfterSeconds: retryAfter(resetMs) };
 }
 
+/** consume() on several limits at once: one round trip to the cache (one per slot on a cluster). */
+export async function consumeAll(
+  cache: Cache,
+  events: readonly { limit: Limit; subject: string }[],
+): Promise<{ allowed: boolean; retryAfterSeconds: number }[]> {
+  const states = await counted(cache, (c) => c.hitMany(events.map(({ limit, subject }) => ({ key: key(limit, subject), windowMs: limit.windowMs }))));
+  return states.map(({ count, resetMs }, i) => ({ allowed: count <= events[i]!.limit.max, retryAfterSeconds: retryAfter(resetMs) }));
+}
+
+/**
+ * After a success, in one round trip: takes back one counted event from each of `refunds` (limits
+ * that count failures only) and clears each of `resets`.
+ */
+export async function settleAll(
+  cache: Cache,
+  refunds: readonly { limit: Limit; subject: string }[],
+  resets: readonly { limit: Limit; subject: string }[],
+): Promise<void> {
+  const keys = (list: readonly { limit: Limit; subject: string }[]) => list.map(({ limit, subject }) => key(limit, subject));
+  await counted(cache, (c) => c.settleCounters(keys(refunds), keys(resets)));
+}
+
 /** Counts one event and throws RATE_LIMITED when it is past the maximum: reserve first, then act. */
 export async function reserve(cache: Cache, limit: Limit, subject: string, message?: string): Promise<void> {
   const { allowed, retryAfterSeconds } = await consume(cache, limit, subject);
   if (!allowed) throw rateLimited(retryAfterSeconds, message);
-}
-
-/** Takes back one counted event (a success, where only failures should count). */
-export async function refund(cache: Cache, limit: Limit, subject: string): Promise<void> {
-  await counted(cache, (c) => c.unhit(key(limit, subject)));
 }
 
 export async function resetLimit(cache: Cache, limit: Limit, subject: string): Promise<void> {

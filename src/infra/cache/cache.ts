@@ -24,10 +24,16 @@ export interface Cache {
   /** Fixed-window counter: increments and returns the count and the window's remaining time. */
   hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }>;
   /**
-   * Takes back one hit() of a counter whose window is still open (never below zero, never creates
-   * one, keeps the window): an attempt counted before it was checked, refunded once it succeeded.
+   * hit() on several counters in one round trip (under Redis Cluster, one per hash slot, sent
+   * together); the results in the order given.
    */
-  unhit(key: string): Promise<void>;
+  hitMany(counters: readonly { key: string; windowMs: number }[]): Promise<{ count: number; resetMs: number }[]>;
+  /**
+   * After a success, in one round trip (one per hash slot under Redis Cluster): takes back one
+   * hit() from each counter of `unhit` whose window is still open (never below zero, never
+   * opening one, keeping the window), and deletes each key of `del`.
+   */
+  settleCounters(unhit: readonly string[], del: readonly string[]): Promise<void>;
   /** Reads a counter made by hit() without changing it; null when its window is over. */
   peek(key: string): Promise<{ count: number; resetMs: number } | null>;
   /**

@@ -95,9 +95,19 @@ export class MemoryCache implements Cache {
     return { count, resetMs: e.expiresAt - this.now() };
   }
 
-  async unhit(key: string): Promise<void> {
-    const e = this.live(key);
-    if (e && Number(e.value) > 0) e.value = String(Number(e.value) - 1);
+
+  async hitMany(counters: readonly { key: string; windowMs: number }[]): Promise<{ count: number; resetMs: number }[]> {
+    const out: { count: number; resetMs: number }[] = [];
+    for (const c of counters) out.push(await this.hit(c.key, c.windowMs));
+    return out;
+  }
+
+  async settleCounters(unhit: readonly string[], del: readonly string[]): Promise<void> {
+    for (const k of unhit) {
+      const e = this.live(k);
+      if (e && Number(e.value) > 0) e.value = String(Number(e.value) - 1);
+    }
+    await this.del(...del);
   }
 
   async peek(key: string): Promise<{ count: number; resetMs: number } | null> {

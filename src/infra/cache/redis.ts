@@ -12,10 +12,29 @@ if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local t = redis.call('PTTL', KEYS[1])
 return {c, t}`;
 
-// A refund: one less, only while the window is open and above zero (the key keeps its expiry).
-const UNHIT_SCRIPT = `
-local v = tonumber(redis.call('GET', KEYS[1]) or '0')
-if v > 0 then redis.call('DECR', KEYS[1]) end
+// hit() on each key (ARGV[i] is KEYS[i]'s window): the counts and remaining windows, flattened.
+const HIT_MANY_SCRIPT = `
+local out = {}
+for i, k in ipairs(KEYS) do
+  local c = redis.call('INCR', k)
+  if c == 1 then redis.call('PEXPIRE', k, ARGV[i]) end
+  out[2 * i - 1] = c
+  out[2 * i] = redis.call('PTTL', k)
+end
+return out`;
+
+// A success settled: the first ARGV[1] keys refunded (one less, only while the window is open
+// and above zero; the key keeps its expiry), the others deleted.
+const SETTLE_SCRIPT = `
+local n = tonumber(ARGV[1])
+for i, k in ipairs(KEYS) do
+  if i <= n then
+    local v = tonumber(redis.call('GET', k) or '0')
+    if v > 0 then redis.call('DECR', k) end
+  else
+    redis.call('DEL', k)
+  end
+end
 return 0`;
 
 // A counter and its remaining window in one command (MULTI GET PTTL EXEC would be four).
@@ -61,7 +80,10 @@ interface Scripts {
   bumpVersion(versionKey: string, ttlMs: string): Promise<number>;
   hitCounter(key: string, windowMs: string): Promise<[number, number]>;
   peekCounter(key: string): Promise<[string, number] | null>;
-  unhitCounter(key: string): Promise<number>;
+  /** Variadic: the number of keys, the keys, then one window per key. */
+  hitCounters(...args: (string | number)[]): Promise<number[]>;
+  /** Variadic: the number of keys, the keys, then how many of them (the first) to refund. */
+  settleCounters(...args: (string | number)[]): Promise<number>;
   setUnless(key: string, value: string, ttlMs: string, unless: string): Promise<number>;
 }
 type Client = (Redis | Cluster) & Scripts;
@@ -165,7 +187,8 @@ export class RedisCache implements Cache {
     client.defineCommand('bumpVersion', { numberOfKeys: 1, lua: BUMP_SCRIPT });
     client.defineCommand('hitCounter', { numberOfKeys: 1, lua: HIT_SCRIPT });
     client.defineCommand('peekCounter', { numberOfKeys: 1, lua: PEEK_SCRIPT });
-    client.defineCommand('unhitCounter', { numberOfKeys: 1, lua: UNHIT_SCRIPT });
+    client.defineCommand('hitCounters', { lua: HIT_MANY_SCRIPT });
+    client.defineCommand('settleCounters', { lua: SETTLE_SCRIPT });
     client.defineCommand('setUnless', { numberOfKeys: 1, lua: SET_UNLESS_SCRIPT });
     // Start-up fails (naming the variable, deps.ts) rather than waiting: a Sentinel client would
     // otherwise keep asking unreachable sentinels without ever rejecting.
@@ -231,14 +254,7 @@ export class RedisCache implements Cache {
       return;
     }
     // A DEL of keys in several slots is a CROSSSLOT error: one DEL per slot.
-    const bySlot = new Map<number, string[]>();
-    for (const k of keys) {
-      const slot = keySlot(k);
-      const list = bySlot.get(slot);
-      if (list) list.push(k);
-      else bySlot.set(slot, [k]);
-    }
-    await Promise.all([...bySlot.values()].map((group) => this.client.del(...group)));
+    await Promise.all(this.bySlot(keys.length, (i) => keys[i]!).map((group) => this.client.del(...group.map((i) => keys[i]!))));
   }
 
   async setUnless(key: string, value: string, ttlMs: number, unless: string): Promise<void> {
@@ -250,8 +266,49 @@ export class RedisCache implements Cache {
     return { count, resetMs: ttl > 0 ? ttl : windowMs };
   }
 
-  async unhit(key: string): Promise<void> {
-    await this.client.unhitCounter(key);
+  async hitMany(counters: readonly { key: string; windowMs: number }[]): Promise<{ count: number; resetMs: number }[]> {
+    const out: { count: number; resetMs: number }[] = new Array(counters.length);
+    await Promise.all(
+      this.bySlot(counters.length, (i) => counters[i]!.key).map(async (group) => {
+        const flat = await this.client.hitCounters(
+          group.length,
+          ...group.map((i) => counters[i]!.key),
+          ...group.map((i) => String(counters[i]!.windowMs)),
+        );
+        group.forEach((i, j) => {
+          const ttl = flat[2 * j + 1]!;
+          out[i] = { count: flat[2 * j]!, resetMs: ttl > 0 ? ttl : counters[i]!.windowMs };
+        });
+      }),
+    );
+    return out;
+  }
+
+  async settleCounters(unhit: readonly string[], del: readonly string[]): Promise<void> {
+    const keys = [...unhit, ...del];
+    await Promise.all(
+      this.bySlot(keys.length, (i) => keys[i]!).map((group) =>
+        this.client.settleCounters(group.length, ...group.map((i) => keys[i]!), group.filter((i) => i < unhit.length).length),
+      ),
+    );
+  }
+
+  /**
+   * The indexes 0..n-1 grouped so that each group's keys share a cluster slot: one group on a
+   * single node or Sentinel (any keys may go together), one per slot on a cluster. Each group
+   * keeps its indexes in ascending order.
+   */
+  private bySlot(n: number, keyAt: (i: number) => string): number[][] {
+    const all = Array.from({ length: n }, (_, i) => i);
+    if (!this.cluster || n === 0) return n === 0 ? [] : [all];
+    const groups = new Map<number, number[]>();
+    for (const i of all) {
+      const slot = keySlot(keyAt(i));
+      const group = groups.get(slot);
+      if (group) group.push(i);
+      else groups.set(slot, [i]);
+    }
+    return [...groups.values()];
   }
 
   async peek(key: string): Promise<{ count: number; resetMs: number } | null> {
