@@ -5,6 +5,7 @@ import { createDeps } from './deps.js';
 import { startTracing } from './infra/observability/tracing.js';
 import { startStatusRefresher } from './domain/status/refresher.js';
 import { holdTickShape } from './infra/tick-shape.js';
+import { missingStartSettings } from './infra/runtime-flags.js';
 
 // Before any request: see src/infra/tick-shape.ts.
 holdTickShape();
@@ -35,6 +36,7 @@ async function main(): Promise<void> {
     },
     `listening on ${address}`,
   );
+  for (const advice of missingStartSettings(process.execArgv, process.env)) deps.logger.warn(advice);
 
   let closing = false;
   const shutdown = async (signal: string) => {
