@@ -38,6 +38,15 @@ export const TTL = {
   localUnderRedisMs: 30_000,
 } as const;
 
+/**
+ * An in-process entry asked for in its last REFRESH_AHEAD_MS is looked up again in the background
+ * while it keeps being served, so a host in steady demand (a crawler, a monitor, a card linked
+ * from a busy page) never waits for its entry to be reloaded, and the raw card handler stays
+ * synchronous. How stale an answer can be does not change: an entry is served until its expiry,
+ * as before, and invalidations drop it as before. Only asked-for hosts are reloaded, once each.
+ */
+export const REFRESH_AHEAD_MS = 5_000;
+
 /** The database (or Redis, then the database) must answer within this, or the card is a 502. */
 export const RESOLVE_TIMEOUT_MS = 2000;
 
@@ -74,17 +83,21 @@ export class CardResolver {
   private readonly logCacheDown = throttled((err: unknown) => {
     this.deps.logger.warn({ err: (err as Error).message }, 'card cache unreachable; resolving from the database');
   });
+  /** A reload ahead of expiry failed: the entry is served until it expires, then looked up on demand. */
+  private readonly logRefreshFailed = throttled((err: unknown) => {
+    this.deps.logger.warn({ err: (err as Error).message }, 'card reload ahead of expiry failed');
+  });
 
   /**
    * The last answer peek gave, good while neither layer has changed since (any set, delete or
-   * expiry counts) and the entry has not expired: a host asked again and again (a crawler, a
-   * monitor, a flood of one unknown host) is one string comparison instead of two map lookups,
-   * each hashing a string that node made fresh for the request.
+   * expiry counts) and the entry is not yet in its last REFRESH_AHEAD_MS: a host asked again and
+   * again (a crawler, a monitor, a flood of one unknown host) is one string comparison instead of
+   * two map lookups, each hashing a string that node made fresh for the request.
    */
-  private readonly lastPeek: { host: string; value: Resolution | undefined; expiresAt: number; mutations: number } = {
+  private readonly lastPeek: { host: string; value: Resolution | undefined; refreshAt: number; mutations: number } = {
     host: '',
     value: undefined,
-    expiresAt: 0,
+    refreshAt: 0,
     mutations: -1,
   };
 
@@ -109,12 +122,16 @@ export class CardResolver {
     if (!this.localLive) return undefined;
     const now = this.nowMs();
     const last = this.lastPeek;
-    if (host === last.host && now < last.expiresAt && last.mutations === this.known.mutations + this.unknown.mutations) return last.value;
+    if (host === last.host && now < last.refreshAt && last.mutations === this.known.mutations + this.unknown.mutations) return last.value;
     const slot = this.known.slot(host, now) ?? this.unknown.slot(host, now);
     if (slot === undefined) return undefined;
+    const refreshAt = slot.expiresAt - REFRESH_AHEAD_MS;
+    if (now >= refreshAt && !this.inflight.has(host)) {
+      this.lookUp(host).catch((err: unknown) => this.logRefreshFailed(err));
+    }
     last.host = host;
     last.value = slot.value;
-    last.expiresAt = slot.expiresAt;
+    last.refreshAt = refreshAt;
     last.mutations = this.known.mutations + this.unknown.mutations;
     return slot.value;
   }
@@ -122,6 +139,11 @@ export class CardResolver {
   resolve(host: string): Promise<Resolution> {
     const cached = this.peek(host);
     if (cached) return Promise.resolve(cached);
+    return this.lookUp(host);
+  }
+
+  /** One lookup per host at a time: later callers join the one under way. */
+  private lookUp(host: string): Promise<Resolution> {
     const joined = this.inflight.get(host);
     if (joined) return joined;
     const pending: Promise<Resolution> = withTimeout(this.load(host), RESOLVE_TIMEOUT_MS, () => new ResolverUnavailable(`no answer within ${RESOLVE_TIMEOUT_MS} ms`)).finally(() => {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pino from 'pino';
-import { CardResolver } from '../../../src/domain/cards/resolver.js';
+import { CardResolver, REFRESH_AHEAD_MS, TTL } from '../../../src/domain/cards/resolver.js';
 import type { Sql } from '../../../src/infra/db/client.js';
 import { MemoryCache } from '../../../src/infra/cache/memory.js';
 
@@ -134,6 +134,60 @@ test('peek remembers its last answer only while it stands: an invalidation, anot
   assert.deepEqual(resolver.peek(unknown), none);
   now += 29_999;
   assert.deepEqual(resolver.peek(unknown), none);
+  now += 1;
+  assert.equal(resolver.peek(unknown), undefined);
+});
+
+test('an entry asked for in its last 5 s is reloaded in the background and served meanwhile, so demand never waits for it', async () => {
+  const db = heldDatabase();
+  let now = Date.parse('2026-11-26T12:00:00Z');
+  const resolver = resolverOn(db.sql, () => new Date(now));
+  const unknown = `nobody--no-one.${ZONE}`;
+  const none = { kind: 'none', tunnelId: null };
+  const first = resolver.resolve(unknown);
+  await new Promise((r) => setImmediate(r));
+  db.release();
+  await first;
+  assert.equal(db.queries(), 1);
+  // Asked before its last REFRESH_AHEAD_MS: served, nothing reloaded.
+  now += TTL.unknownMs - REFRESH_AHEAD_MS - 1;
+  assert.deepEqual(resolver.peek(unknown), none);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(db.queries(), 1);
+  // In its last 5 s: still served at once, one reload starts, and further requests join it.
+  now += 1;
+  assert.deepEqual(resolver.peek(unknown), none);
+  assert.deepEqual(resolver.peek(unknown), none);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(db.queries(), 2);
+  db.release();
+  await new Promise((r) => setImmediate(r));
+  // Past the old entry's expiry the reloaded one answers, with no lookup on the way.
+  now += REFRESH_AHEAD_MS;
+  assert.deepEqual(resolver.peek(unknown), none);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(db.queries(), 2);
+});
+
+test('a reload ahead of expiry that fails leaves the entry served until its expiry, and not after', async () => {
+  let now = Date.parse('2026-11-26T12:00:00Z');
+  let queries = 0;
+  const sql = (<Row>(): Promise<Row[]> => (++queries === 1 ? Promise.resolve([]) : Promise.reject(new Error('connection refused')))) as Sql;
+  const warnings: string[] = [];
+  const resolver = new CardResolver({
+    sql,
+    cache: new MemoryCache(),
+    clock: () => new Date(now),
+    logger: pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line).msg) }),
+    config: { zone: ZONE, serviceName: 'Tunnels', cardSchemaUrl: 'https://example.com/schema.json' },
+  });
+  const unknown = `nobody--no-one.${ZONE}`;
+  await resolver.resolve(unknown);
+  now += TTL.unknownMs - 1;
+  assert.deepEqual(resolver.peek(unknown), { kind: 'none', tunnelId: null });
+  await new Promise((r) => setImmediate(r));
+  assert.equal(queries, 2);
+  assert.deepEqual(warnings, ['card reload ahead of expiry failed']);
   now += 1;
   assert.equal(resolver.peek(unknown), undefined);
 });
