@@ -9,7 +9,8 @@ import type { Resolution } from '../../domain/cards/lookup.js';
 import type { CardResolver } from '../../domain/cards/resolver.js';
 import { throttled } from '../../infra/observability/log-throttle.js';
 import type { Metrics } from '../../infra/observability/metrics.js';
-import { METHOD_NOT_ALLOWED, NOT_FOUND, PREFLIGHT, UNAVAILABLE, headerList, writeListed } from './card-responses.js';
+import { METHOD_NOT_ALLOWED, NOT_FOUND, PREFLIGHT, UNAVAILABLE } from './card-responses.js';
+import { headerList, writeListed } from './problem.js';
 import { isCardPath, rawHeader } from './hosts.js';
 import type { RawHandler } from './raw.js';
 import { routeDurations } from './route-durations.js';
@@ -31,7 +32,7 @@ export interface CardHandlers {
 const CARD_ROUTE = '/.well-known/mcp/server-card.json';
 const OTHER_ROUTE = 'unmatched';
 
-// A rendered card's headers as lists (card-responses.ts, headerList), made once per rendering:
+// A rendered card's headers as lists (problem.ts, headerList), made once per rendering:
 // the in-process cache hands out the same card object request after request.
 const lists = new WeakMap<OutgoingHttpHeaders, string[]>();
 let lastHeaders: OutgoingHttpHeaders | null = null;

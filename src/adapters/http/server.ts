@@ -15,14 +15,14 @@ import type { Logger } from 'pino';
 import type { CardHandlers } from './card-host.js';
 import { classifyHost, hostnameFrom, isCardPath, isValidHostValue, singleHostOf, type HostKind } from './hosts.js';
 import { badRequest } from '../../domain/errors.js';
-import { problemResponse, writeFixed } from './problem.js';
+import { listed, problemResponse, writeListed } from './problem.js';
 import { guardRaw, type RawHandler } from './raw.js';
 
 /** `/healthz`, with or without a query string, compared without building the path. */
 const isLivenessPath = (url: string | undefined): boolean => url === '/healthz' || (url !== undefined && url.startsWith('/healthz?'));
 
 /** RFC 9112 §3.2: a request with several Host lines, or an invalid one, is answered 400 and not routed. */
-const BAD_HOST = problemResponse(badRequest('The request needs exactly one valid Host header.'), { connection: 'close' });
+const BAD_HOST = listed(problemResponse(badRequest('The request needs exactly one valid Host header.'), { connection: 'close' }));
 
 export interface HostRoutes {
   zone: string;
@@ -47,7 +47,7 @@ export function createHostRoutedServer(routes: HostRoutes, api: (req: IncomingMe
   return createServer((req, res) => {
     const value = singleHostOf(req);
     if (value !== lastValue) {
-      if (value === null || !isValidHostValue(value)) return void writeFixed(res, BAD_HOST);
+      if (value === null || !isValidHostValue(value)) return void writeListed(res, BAD_HOST);
       lastValue = value;
       hostname = hostnameFrom(value);
       kind = classifyHost(hostname, zone);

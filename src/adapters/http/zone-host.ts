@@ -8,7 +8,7 @@ import { wantsHtml, type Rendered, type Snapshot } from '../../domain/status/ren
 import type { StatusService } from '../../domain/status/service.js';
 import type { Metrics } from '../../infra/observability/metrics.js';
 import { pathOf, rawHeader } from './hosts.js';
-import { problemResponse, writeFixed, writeProblem, type FixedResponse } from './problem.js';
+import { listed, problemResponse, writeListed, writeProblem, type ListedResponse } from './problem.js';
 import type { RawHandler } from './raw.js';
 import { routeDurations } from './route-durations.js';
 
@@ -17,11 +17,13 @@ export interface ZoneHostDeps {
   metrics: Pick<Metrics, 'hotDuration'>;
 }
 
-const NOT_FOUND = problemResponse(notFound());
-const METHOD_NOT_ALLOWED = problemResponse(badRequest('Only GET and HEAD are allowed here.', 405), { allow: 'GET, HEAD' });
-const HEALTHY: FixedResponse = {
+// Lists of strings, like every recurring raw answer (problem.ts, headerList): /healthz is asked
+// every few seconds by load balancers and by the roll-up's own api probe.
+const NOT_FOUND = listed(problemResponse(notFound()));
+const METHOD_NOT_ALLOWED = listed(problemResponse(badRequest('Only GET and HEAD are allowed here.', 405), { allow: 'GET, HEAD' }));
+const HEALTHY: ListedResponse = {
   status: 200,
-  headers: { 'content-type': 'text/plain; charset=utf-8', 'content-length': 2, 'cache-control': 'no-store' },
+  headers: ['content-type', 'text/plain; charset=utf-8', 'content-length', '2', 'cache-control', 'no-store'],
   body: 'ok',
 };
 
@@ -75,10 +77,10 @@ export function createZoneHandler({ status, metrics }: ZoneHostDeps): RawHandler
         (err: unknown) => observe(method, HISTORY_PATH, writeProblem(res, err instanceof AppError ? err : internalError()), start),
       );
     }
-    if (path === '/healthz' && readable) return observe(method, '/healthz', writeFixed(res, HEALTHY), start);
+    if (path === '/healthz' && readable) return observe(method, '/healthz', writeListed(res, HEALTHY), start);
     if (path === '/status' || path === '/healthz' || path === HISTORY_PATH || badge !== undefined) {
-      return observe(method, badge !== undefined ? BADGE_ROUTE(path) : path, writeFixed(res, METHOD_NOT_ALLOWED), start);
+      return observe(method, badge !== undefined ? BADGE_ROUTE(path) : path, writeListed(res, METHOD_NOT_ALLOWED), start);
     }
-    observe(method, 'unmatched', writeFixed(res, NOT_FOUND), start);
+    observe(method, 'unmatched', writeListed(res, NOT_FOUND), start);
   };
 }
