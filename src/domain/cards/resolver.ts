@@ -43,7 +43,8 @@ export const TTL = {
  * while it keeps being served, so a host in steady demand (a crawler, a monitor, a card linked
  * from a busy page) never waits for its entry to be reloaded, and the raw card handler stays
  * synchronous. How stale an answer can be does not change: an entry is served until its expiry,
- * as before, and invalidations drop it as before. Only asked-for hosts are reloaded, once each.
+ * as before, and invalidations drop it as before. Only asked-for hosts are reloaded, and each
+ * entry once: a reload that fails (or whose answer may not be kept) leaves the entry to expire.
  */
 export const REFRESH_AHEAD_MS = 5_000;
 
@@ -83,6 +84,8 @@ export class CardResolver {
   private readonly logCacheDown = throttled((err: unknown) => {
     this.deps.logger.warn({ err: (err as Error).message }, 'card cache unreachable; resolving from the database');
   });
+  /** Entries (the cache's slot objects) whose reload ahead of expiry has started: one attempt each. */
+  private readonly reloaded = new WeakSet<object>();
   /** A reload ahead of expiry failed: the entry is served until it expires, then looked up on demand. */
   private readonly logRefreshFailed = throttled((err: unknown) => {
     this.deps.logger.warn({ err: (err as Error).message }, 'card reload ahead of expiry failed');
@@ -126,7 +129,8 @@ export class CardResolver {
     const slot = this.known.slot(host, now) ?? this.unknown.slot(host, now);
     if (slot === undefined) return undefined;
     const refreshAt = slot.expiresAt - REFRESH_AHEAD_MS;
-    if (now >= refreshAt && !this.inflight.has(host)) {
+    if (now >= refreshAt && !this.reloaded.has(slot) && !this.inflight.has(host)) {
+      this.reloaded.add(slot);
       this.lookUp(host).catch((err: unknown) => this.logRefreshFailed(err));
     }
     last.host = host;

@@ -169,7 +169,7 @@ test('an entry asked for in its last 5 s is reloaded in the background and serve
   assert.equal(db.queries(), 2);
 });
 
-test('a reload ahead of expiry that fails leaves the entry served until its expiry, and not after', async () => {
+test('a reload ahead of expiry that fails is not retried; the entry is served until its expiry, and not after', async () => {
   let now = Date.parse('2026-11-26T12:00:00Z');
   let queries = 0;
   const sql = (<Row>(): Promise<Row[]> => (++queries === 1 ? Promise.resolve([]) : Promise.reject(new Error('connection refused')))) as Sql;
@@ -188,6 +188,10 @@ test('a reload ahead of expiry that fails leaves the entry served until its expi
   await new Promise((r) => setImmediate(r));
   assert.equal(queries, 2);
   assert.deepEqual(warnings, ['card reload ahead of expiry failed']);
+  // One attempt per entry: the next requests are served without trying again.
+  assert.deepEqual(resolver.peek(unknown), { kind: 'none', tunnelId: null });
+  await new Promise((r) => setImmediate(r));
+  assert.equal(queries, 2);
   now += 1;
   assert.equal(resolver.peek(unknown), undefined);
 });
