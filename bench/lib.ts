@@ -474,6 +474,17 @@ export interface BenchResult {
 }
 
 /** One GET with an explicit Host header (fetch cannot set it), for sampling what a suite measures. */
+/** A JSON API call for a suite's setup (sign-up, login, tunnels); a status of 300 or more throws with the answer. */
+export async function api(base: string, method: string, path: string, body?: unknown, token?: string): Promise<Record<string, unknown>> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
 export function getWithHost(url: string, path: string, host: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const target = new URL(path, url);

@@ -4,22 +4,12 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import autocannon from 'autocannon';
-import { alternate, compare, getWithHost, httpTarget, startBareHttp, startServer, ROUNDS, type BenchResult } from '../lib.js';
+import { alternate, api, compare, getWithHost, httpTarget, startBareHttp, startServer, ROUNDS, type BenchResult } from '../lib.js';
 
 const ZONE = 'cards.bench.localhost';
 const CARD_PATH = '/.well-known/mcp/server-card.json';
 const FLOOD_HOSTS = 100_000;
 const PASSWORD = 'bench password 123';
-
-async function api(base: string, method: string, path: string, body?: unknown, token?: string): Promise<Record<string, unknown>> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
-  return (await res.json()) as Record<string, unknown>;
-}
 
 /** Sign up, log in, create a tunnel with a few pinned-looking names, make it discoverable. */
 async function discoverableHost(base: string): Promise<string> {

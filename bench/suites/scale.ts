@@ -14,22 +14,12 @@ import { startPgBouncer } from '../../test/support/pgbouncer.js';
 import { needsPrograms } from '../../test/support/programs.js';
 import { startRedisCluster } from '../../test/support/redis-cluster.js';
 import { SCALE_PROGRAMS } from '../../test/support/scale.js';
-import { alternate, compare, cpuSeconds, startServer, ROUNDS, WINDOW_SECONDS, type BenchResult, type Load, type Measurement, type Target } from '../lib.js';
+import { alternate, api, compare, cpuSeconds, startServer, ROUNDS, WINDOW_SECONDS, type BenchResult, type Load, type Measurement, type Target } from '../lib.js';
 
 const ZONE = 'scale.bench.localhost';
 const CARD_PATH = '/.well-known/mcp/server-card.json';
 const PASSWORD = 'bench password 123';
 const ME_QUERY = '{ me { id email emailVerified slug plan } }';
-
-async function api(base: string, method: string, path: string, body?: unknown, token?: string): Promise<Record<string, unknown>> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
-  return (await res.json()) as Record<string, unknown>;
-}
 
 function window(load: Load, seconds: number): Promise<{ requests: number; p99: number; errors: number; unexpected: number }> {
   let requests = 0;

@@ -4,7 +4,7 @@
 // forwarder for pages whose origin must be known before the test server picks its port.
 import { existsSync, mkdirSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { useFixture } from './fixture.js';
 import { useServer, type Server } from './server.js';
 
@@ -39,6 +39,20 @@ export function useBrowser(opts: { hostMap?: string[] } = {}): () => Browser {
     (b) => b.close(),
     needsChromium(),
   );
+}
+
+/**
+ * Collects the page's script errors and console errors (CSP violations among them) as they come.
+ * Failed loads are not counted: a signed-out page's GET /api/account is 401 by design, and there
+ * is no favicon.
+ */
+export function pageProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(e.message));
+  return problems;
 }
 
 export interface Forwarder {

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PASSWORD, signedIn } from '../../support/accounts.js';
-import { useBrowser, useServerAtOrigin } from '../../support/browser.js';
+import { pageProblems, useBrowser, useServerAtOrigin } from '../../support/browser.js';
 import { enableTwoStep, freshCode } from '../../support/totp.js';
 
 const { server: s, origin } = useServerAtOrigin();
@@ -24,11 +24,7 @@ test('in Chromium, the /mfa page takes the code, signs the browser in, and shows
 
   const context = await browser().newContext();
   const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(e.message));
+  const problems = pageProblems(page);
   await page.goto(`${origin()}/mfa?token=${token}`);
   assert.equal(new URL(page.url()).search, '', 'the token is taken out of the address bar');
 

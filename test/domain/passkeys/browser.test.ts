@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { signup } from '../../support/accounts.js';
-import { ARTIFACTS, useBrowser, useServerAtOrigin } from '../../support/browser.js';
+import { ARTIFACTS, pageProblems, useBrowser, useServerAtOrigin } from '../../support/browser.js';
 
 // Default RP: rp id `localhost`, origin http://localhost:<forwarder port>; cookie writes from it pass.
 const { server: s, origin } = useServerAtOrigin();
@@ -20,12 +20,7 @@ test('in Chromium with a virtual authenticator: sign in with the password, add a
   const account = await signup(s);
   const context = await browser().newContext();
   const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    // Expected failed loads (GET /api/account is 401 while signed out, no favicon) are not problems.
-    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(e.message));
+  const problems = pageProblems(page);
 
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable', { enableUI: false });
