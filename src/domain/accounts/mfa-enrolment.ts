@@ -1,15 +1,16 @@
 // Turning two-step sign-in on and off (API.md section 7). Setup makes a new TOTP key, stored
 // sealed (AES-256-GCM) and pending for 10 minutes; a code from the authenticator confirms it,
 // turns two-step on and answers ten recovery codes, once. Turning it off needs the password and
-// a code (TOTP or recovery); new recovery codes need the password. The notices mfa-enabled and
-// mfa-disabled (API.md section 10) commit with the change.
+// a code (TOTP or recovery); new recovery codes need the password. An account without a password
+// (SSO only) is asked for none of them: the code alone turns two-step off, under the sign-in
+// limits. The notices mfa-enabled and mfa-disabled (API.md section 10) commit with the change.
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { badRequest, conflict, unauthenticated } from '../errors.js';
 import { mfaDisabled, mfaEnabled } from '../../infra/mail/templates.js';
 import { recordSecurityEvent } from '../activity/security-events.js';
 import { networkOf } from '../network.js';
 import { invalidateAccountView } from './account-view.js';
-import { confirmPassword } from './password-confirmation.js';
+import { confirmPasswordIfSet } from './password-confirmation.js';
 import { underSignInLimits } from './password-check.js';
 import { replaceRecoveryCodes } from './recovery-codes.js';
 import { openTotpKey, readSecondStepCode, useSecondStepCode, wrongCode } from './second-step.js';
@@ -33,7 +34,7 @@ export async function setupTotp(
   });
   if (!account) throw unauthenticated();
   // An account without a password (SSO only) has nothing to ask for.
-  if (account.passwordHash) await confirmPassword(deps, viewer.accountId, input.currentPassword ?? '', client);
+  if (account.passwordHash) await confirmPasswordIfSet(deps, viewer.accountId, input.currentPassword, client);
   if (account.totpCredential?.enabledAt) throw alreadyOn();
   const key = newTotpKey();
   const now = deps.clock();
@@ -78,10 +79,10 @@ export async function confirmTotp(deps: DomainDeps, viewer: Viewer, code: string
 export async function disableTotp(
   deps: DomainDeps,
   viewer: Viewer,
-  input: { currentPassword: string; code: string },
+  input: { currentPassword?: string | null; code: string },
   client: ClientInfo,
 ): Promise<void> {
-  const account = await confirmPassword(deps, viewer.accountId, input.currentPassword, client);
+  const account = await confirmPasswordIfSet(deps, viewer.accountId, input.currentPassword, client);
   const now = deps.clock();
   const totp = await deps.db.totpCredential.findUnique({ where: { accountId: viewer.accountId }, select: { secret: true, enabledAt: true } });
   if (!totp?.enabledAt) throw notOn();
@@ -119,10 +120,10 @@ export async function disableTotp(
 export async function regenerateRecoveryCodes(
   deps: DomainDeps,
   viewer: Viewer,
-  currentPassword: string,
+  currentPassword: string | null | undefined,
   client: ClientInfo,
 ): Promise<string[]> {
-  await confirmPassword(deps, viewer.accountId, currentPassword, client);
+  await confirmPasswordIfSet(deps, viewer.accountId, currentPassword, client);
   const now = deps.clock();
   const codes = await deps.db.$transaction(async (tx) => {
     const totp = await tx.totpCredential.findUnique({ where: { accountId: viewer.accountId }, select: { enabledAt: true } });

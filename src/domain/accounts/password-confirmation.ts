@@ -21,6 +21,30 @@ export async function confirmPassword(
   password: string,
   client: ClientInfo,
 ): Promise<ConfirmedAccount> {
+  return confirm(deps, accountId, password, client, false);
+}
+
+/**
+ * The password when the account has one; an account without a password (SSO only) has nothing
+ * to give and passes (two-step setup, turning it off with a code, new recovery codes). An absent
+ * password of an account that has one is a wrong one.
+ */
+export function confirmPasswordIfSet(
+  deps: DomainDeps,
+  accountId: string,
+  password: string | null | undefined,
+  client: ClientInfo,
+): Promise<ConfirmedAccount> {
+  return confirm(deps, accountId, password ?? '', client, true);
+}
+
+async function confirm(
+  deps: DomainDeps,
+  accountId: string,
+  password: string,
+  client: ClientInfo,
+  passwordless: boolean,
+): Promise<ConfirmedAccount> {
   const account = await deps.db.account.findUnique({
     where: { id: accountId },
     select: {
@@ -33,10 +57,11 @@ export async function confirmPassword(
     },
   });
   if (!account) throw unauthenticated();
-  if (!account.passwordHash) {
+  const { passwordHash, knownNetworks, ...rest } = account;
+  if (!passwordHash) {
+    if (passwordless) return rest;
     throw new AppError('UNAUTHENTICATED', 'This account has no password yet. Set one with "Forgot password" first.');
   }
-  const { passwordHash, knownNetworks, ...rest } = account;
   const subject = { emailKey: account.emailNormalized, passwordHash, knownNetwork: knownNetworks.length > 0 };
   const rehash = await checkPassword(deps, subject, password, client, wrongCurrentPassword);
   if (rehash) await deps.db.account.update({ where: { id: account.id }, data: { passwordHash: rehash } });

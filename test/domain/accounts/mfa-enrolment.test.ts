@@ -94,6 +94,7 @@ test('regenerate needs the password and two-step on; the new codes void the earl
   assertProblem(await post('/api/account/mfa/recovery-codes', a.token, { current_password: PASSWORD }), 400, 'BAD_REQUEST', 'not enabled');
   const { recoveryCodes } = await enableTwoStep(s, a);
   assertProblem(await post('/api/account/mfa/recovery-codes', a.token, { current_password: 'nope nope' }), 401, 'UNAUTHENTICATED');
+  assertProblem(await post('/api/account/mfa/recovery-codes', a.token, {}), 401, 'UNAUTHENTICATED', 'no password from an account that has one');
   const r = await post('/api/account/mfa/recovery-codes', a.token, { current_password: PASSWORD });
   assert.equal(r.status, 200, r.text);
   assert.equal(r.json.recovery_codes.length, 10);
@@ -111,6 +112,7 @@ test('disable needs the password and a code (TOTP or recovery); a wrong code is 
   const { secret, recoveryCodes } = await enableTwoStep(s, a);
   const del = (body: unknown) => s.request('/api/account/mfa/totp', { method: 'DELETE', bearer: a.token, body });
   assertProblem(await del({ current_password: 'wrong password', code: freshCode(s, secret) }), 401, 'UNAUTHENTICATED');
+  assertProblem(await del({ code: freshCode(s, secret) }), 401, 'UNAUTHENTICATED', 'no password from an account that has one');
   const wrong = String((Number(codeAt(secret, s.clock.now())) + 1) % 1_000_000).padStart(6, '0');
   assertProblem(await del({ current_password: PASSWORD, code: wrong }), 400, 'BAD_REQUEST');
   assertProblem(await del({ current_password: PASSWORD, code: 'aaaa-bbbb-cccc-dddd' }), 400, 'BAD_REQUEST', 'unknown recovery code');

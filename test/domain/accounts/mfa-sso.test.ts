@@ -55,6 +55,30 @@ test('SSO sign-in of an account with two-step on redirects to APP_URL/mfa?token=
   );
 });
 
+test('an account without a password (SSO only) makes new recovery codes and turns two-step off with a code alone', async () => {
+  const email = uniqueEmail('mfa.sso.off');
+  const { browser } = await roundTrip(s, fake, 'google', fakeUser(email));
+  const session = browser.session!;
+  const post = (path: string, body: unknown, method = 'POST') => s.request(path, { method, bearer: session, body });
+  const setup = await post('/api/account/mfa/totp/setup', {});
+  assert.equal(setup.status, 200, setup.text);
+  const { secret } = setup.json;
+  const confirm = await post('/api/account/mfa/totp/confirm', { code: freshCode(s, secret) });
+  assert.equal(confirm.status, 200, confirm.text);
+
+  const fresh = await post('/api/account/mfa/recovery-codes', {});
+  assert.equal(fresh.status, 200, fresh.text);
+  assert.equal(fresh.json.recovery_codes.length, 10);
+  const wrong = String((Number(freshCode(s, secret)) + 1) % 1_000_000).padStart(6, '0');
+  assertProblem(await post('/api/account/mfa/totp', { code: wrong }, 'DELETE'), 400, 'BAD_REQUEST', 'a wrong code');
+  assertProblem(await post('/api/account/mfa/totp', { code: confirm.json.recovery_codes[0] }, 'DELETE'), 400, 'BAD_REQUEST', 'a voided code');
+  assert.equal((await accountOf(s, { bearer: session })).json.mfa.totp, true);
+  const off = await post('/api/account/mfa/totp', { code: fresh.json.recovery_codes[0] }, 'DELETE');
+  assert.equal(off.status, 204, off.text);
+  assert.equal((await accountOf(s, { bearer: session })).json.mfa.totp, false);
+  await s.smtp.waitFor(email, 'mfa-disabled');
+});
+
 test('GET /mfa is a page with a code form whose same-origin script posts JSON to /auth/mfa/verify', async () => {
   const r = await s.request('/mfa?token=abcdefghijklmnopqrstuvwxyz234567');
   assert.equal(r.status, 200);

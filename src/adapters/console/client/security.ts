@@ -213,8 +213,8 @@ async function twoStep(me: Me): Promise<HTMLElement> {
       const v = formValues(disable);
       void busy(disable, async () => {
         try {
-          await gql('mutation DisableTotp($currentPassword: String!, $code: String!) { disableTotp(currentPassword: $currentPassword, code: $code) }', {
-            currentPassword: v.currentPassword ?? '',
+          await gql('mutation DisableTotp($currentPassword: String, $code: String!) { disableTotp(currentPassword: $currentPassword, code: $code) }', {
+            currentPassword: v.currentPassword ?? null,
             code: (v.code ?? '').trim(),
           });
           await load();
@@ -231,8 +231,8 @@ async function twoStep(me: Me): Promise<HTMLElement> {
       void busy(regenerate, async () => {
         try {
           const { regenerateRecoveryCodes } = await gql<{ regenerateRecoveryCodes: { recoveryCodes: string[] } }>(
-            'mutation Regenerate($currentPassword: String!) { regenerateRecoveryCodes(currentPassword: $currentPassword) { recoveryCodes } }',
-            { currentPassword: v.currentPassword ?? '' },
+            'mutation Regenerate($currentPassword: String) { regenerateRecoveryCodes(currentPassword: $currentPassword) { recoveryCodes } }',
+            { currentPassword: v.currentPassword ?? null },
           );
           showCodes(regenerateRecoveryCodes.recoveryCodes);
         } catch (err) {

@@ -54,7 +54,7 @@ builder.mutationFields((t) => ({
   disableTotp: t.boolean({
     authScopes: { signedIn: true },
     args: {
-      currentPassword: t.arg.string({ required: true }),
+      currentPassword: t.arg.string({ required: false, description: 'Absent for an account without a password: the code alone.' }),
       code: t.arg.string({ required: true, description: 'A TOTP code or a recovery code.' }),
     },
     resolve: async (_root, args, ctx) => {
@@ -65,7 +65,7 @@ builder.mutationFields((t) => ({
   regenerateRecoveryCodes: t.field({
     type: RecoveryCodesRef,
     authScopes: { signedIn: true },
-    args: { currentPassword: t.arg.string({ required: true }) },
+    args: { currentPassword: t.arg.string({ required: false, description: 'Absent for an account without a password.' }) },
     resolve: async (_root, args, ctx) => ({
       recoveryCodes: await regenerateRecoveryCodes(ctx.deps, ctx.viewer!, args.currentPassword, ctx.client),
     }),

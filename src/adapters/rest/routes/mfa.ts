@@ -24,14 +24,14 @@ export const mfaRoutes: RestRoute[] = [
   route({
     method: 'DELETE',
     url: '/api/account/mfa/totp',
-    document: graphql('mutation ($currentPassword: String!, $code: String!) { disableTotp(currentPassword: $currentPassword, code: $code) }'),
+    document: graphql('mutation ($currentPassword: String, $code: String!) { disableTotp(currentPassword: $currentPassword, code: $code) }'),
     body: { current_password: 'currentPassword', code: 'code' },
     status: 204,
   }),
   route({
     method: 'POST',
     url: '/api/account/mfa/recovery-codes',
-    document: graphql('mutation ($currentPassword: String!) { regenerateRecoveryCodes(currentPassword: $currentPassword) { recoveryCodes } }'),
+    document: graphql('mutation ($currentPassword: String) { regenerateRecoveryCodes(currentPassword: $currentPassword) { recoveryCodes } }'),
     body: { current_password: 'currentPassword' },
     status: 200,
     respond: (d) => ({ recovery_codes: d.regenerateRecoveryCodes.recoveryCodes }),
