@@ -465,6 +465,20 @@ test('an SSO-only account: GitHub sign-up lands in the console; unlinking its on
     await p.waitForURL(url('/account'));
     await assert.doesNotReject(p.locator('#profile').getByText(email).waitFor());
 
+    // New recovery codes and turning two-step off ask no password of it either: the code alone.
+    await p.getByRole('link', { name: 'Security' }).click();
+    const regenerate = twoStep.locator('#regenerate-codes');
+    await regenerate.waitFor();
+    assert.equal(await regenerate.getByLabel('Current password').count(), 0);
+    await regenerate.getByRole('button', { name: 'Make new recovery codes' }).click();
+    await twoStep.locator('#recovery-codes ol.codes li').first().waitFor();
+    await twoStep.getByRole('button', { name: 'I have saved these codes' }).click();
+    const disable = twoStep.locator('#disable-totp');
+    assert.equal(await disable.getByLabel('Current password').count(), 0);
+    await disable.getByLabel('Code from your app, or a recovery code').fill(freshCode(s, secret));
+    await disable.getByRole('button', { name: 'Turn off two-step sign-in' }).click();
+    await assert.doesNotReject(twoStep.locator('.status.ok').getByText('Two-step sign-in is off.').waitFor());
+
     // A cancelled provider sign-in comes back to the sign-in page with an explanation.
     await signOut(p);
     fake.google.deny = true;
