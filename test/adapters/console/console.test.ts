@@ -250,6 +250,10 @@ test('sessions: this browser is marked, another session is revoked, and the acti
   const sessions = page().locator('#sessions');
   await assert.doesNotReject(sessions.getByText('This browser').waitFor());
   assert.equal(await sessions.locator('li.current').count(), 1);
+  // Browsers are named as people read them; a client the console does not know shows as sent.
+  assert.match((await sessions.locator('li.current strong').textContent()) ?? '', /^Headless Chrome \d+ on Linux$/);
+  assert.equal(await sessions.locator('li').first().getAttribute('class'), 'row current', 'this browser comes first');
+  await assert.doesNotReject(sessions.getByText('OtherDevice/3', { exact: true }).waitFor());
   await checkPage(page(), 'security');
   const row = sessions.locator('li').filter({ hasText: 'OtherDevice/10' });
   await row.getByRole('button', { name: /^Revoke the session/ }).click();
@@ -262,6 +266,7 @@ test('sessions: this browser is marked, another session is revoked, and the acti
   await page().waitForFunction(() => document.querySelectorAll('#activity li').length === 10);
   await activity.getByRole('button', { name: 'Show older' }).click();
   await page().waitForFunction(() => document.querySelectorAll('#activity li').length > 10);
+  await activity.getByRole('button', { name: 'Show older' }).waitFor({ state: 'hidden' });
   assert.match((await activity.textContent()) ?? '', /Signed in with password/);
   assert.match((await activity.textContent()) ?? '', /Session revoked/);
   assert.match((await activity.textContent()) ?? '', /Password changed/);
@@ -442,6 +447,10 @@ test('an SSO-only account: GitHub sign-up lands in the console; unlinking its on
     await assert.doesNotReject(p.locator('#profile').getByText(email).waitFor());
     assert.match((await p.locator('#password').textContent()) ?? '', /no password yet/);
     await p.getByRole('link', { name: 'Security' }).click();
+    await assert.doesNotReject(p.locator('#providers').getByText('Your account has no password: you sign in with the providers below.').waitFor());
+    // One page of activity: no "Show older" to press.
+    await p.locator('#activity li').first().waitFor();
+    assert.equal(await p.locator('#activity').getByRole('button', { name: 'Show older' }).isVisible(), false);
     await p.locator('#providers').getByRole('button', { name: 'Unlink GitHub' }).click();
     await assert.doesNotReject(p.locator('#providers .status.error').getByText('set a password', { exact: false }).waitFor());
     await checkPage(p, 'security-sso-only');

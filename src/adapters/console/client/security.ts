@@ -3,6 +3,7 @@
 import { browserSupportsWebAuthn, startRegistration, type PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/browser';
 import { ApiError, explain, gql } from './api.js';
 import { flash, loadBoot, navigate, providerLabel, section, type Boot, type Me } from './app.js';
+import { describeAgent } from './agent.js';
 import { busy, field, formValues, h, statusLine, timeEl, type Child } from './dom.js';
 
 function providers(me: Me, boot: Boot, refresh: () => void): HTMLElement {
@@ -27,7 +28,13 @@ function providers(me: Me, boot: Boot, refresh: () => void): HTMLElement {
   return section(
     'Sign-in methods',
     'providers',
-    h('p', {}, me.hasPassword ? 'You sign in with your email and password' : 'Your account has no password', linked.size ? ', and with the providers below.' : '.'),
+    h(
+      'p',
+      {},
+      me.hasPassword
+        ? `You sign in with your email and password${linked.size ? ', and with the providers below.' : '.'}`
+        : `Your account has no password${linked.size ? ': you sign in with the providers below.' : '.'}`,
+    ),
     rows.length ? h('ul', { class: 'list' }, rows) : h('p', { class: 'muted' }, 'No provider is linked.'),
     linkable.length
       ? h(
@@ -299,11 +306,13 @@ async function sessions(): Promise<HTMLElement> {
   const list = h('ul', { class: 'list' });
   const load = async () => {
     const { me } = await gql<{ me: { sessions: SessionRow[] } | null }>('query Sessions { me { sessions { id userAgent ip createdAt lastSeenAt current method } } }');
+    // This browser first, as people look for it; the others in the API's order.
+    const rows = [...(me?.sessions ?? [])].sort((a, b) => Number(b.current) - Number(a.current));
     list.replaceChildren(
-      ...(me?.sessions ?? []).map((s) => {
+      ...rows.map((s) => {
         const revoke = s.current ? h('span', { class: 'badge ok' }, 'This browser') : h('button', { type: 'button', class: 'secondary small' }, 'Revoke');
         if (!s.current) {
-          revoke.setAttribute('aria-label', `Revoke the session from ${s.userAgent || 'an unknown browser'} (${s.ip})`);
+          revoke.setAttribute('aria-label', `Revoke the session from ${describeAgent(s.userAgent)} (${s.ip})`);
           revoke.addEventListener('click', () => {
             void busy(list, async () => {
               try {
@@ -319,7 +328,7 @@ async function sessions(): Promise<HTMLElement> {
         return h(
           'li',
           { class: s.current ? 'row current' : 'row' },
-          h('div', {}, h('strong', {}, s.userAgent || 'Unknown browser'), h('br'), h('span', { class: 'muted' }, `${s.ip} · ${METHOD_LABEL[s.method] ?? s.method} · since `, timeEl(s.createdAt), ' · last seen ', timeEl(s.lastSeenAt))),
+          h('div', {}, h('strong', { title: s.userAgent }, describeAgent(s.userAgent)), h('br'), h('span', { class: 'muted' }, `${s.ip} · ${METHOD_LABEL[s.method] ?? s.method} · since `, timeEl(s.createdAt), ' · last seen ', timeEl(s.lastSeenAt))),
           revoke,
         );
       }),
@@ -394,7 +403,7 @@ async function activity(): Promise<HTMLElement> {
     );
     const page = me?.securityEvents;
     for (const { node: e } of page?.edges ?? []) {
-      list.append(h('li', { class: 'row' }, h('div', {}, h('strong', {}, EVENT_TEXT[e.type] ?? e.type), ' ', eventDetail(e), h('br'), h('span', { class: 'muted' }, timeEl(e.at), ` · ${e.ip}${e.userAgent ? ` · ${e.userAgent}` : ''}`))));
+      list.append(h('li', { class: 'row' }, h('div', {}, h('strong', {}, EVENT_TEXT[e.type] ?? e.type), ' ', eventDetail(e), h('br'), h('span', { class: 'muted' }, timeEl(e.at), ` · ${e.ip}${e.userAgent ? ` · ${describeAgent(e.userAgent)}` : ''}`))));
     }
     if (!list.children.length) list.append(h('li', { class: 'muted' }, 'Nothing yet.'));
     after = page?.pageInfo.endCursor ?? null;
