@@ -55,6 +55,9 @@ export const tunnelLabel = (subdomain: string, slug: string): string => `${subdo
 export const tunnelHost = (subdomain: string, slug: string, zone: string): string =>
   `${tunnelLabel(subdomain, slug)}.${zone}`;
 
+/** What follows the subdomain in every host of the account's tunnels: `--<slug>.ZONE`. */
+export const tunnelHostSuffix = (slug: string, zone: string): string => tunnelHost('', slug, zone);
+
 /** Every host a tunnel's card can be asked on. */
 export function cardHostsOf(t: { subdomain: string; customDomain: string | null }, slug: string, zone: string): string[] {
   const hosts = [tunnelHost(t.subdomain, slug, zone)];

@@ -199,6 +199,7 @@ test('tunnels: create (host shown), rules error, discoverable switch serves the 
   await page().getByRole('link', { name: 'Tunnels' }).click();
   await page().waitForURL(url('/tunnels'));
   const form = page().locator('#new-tunnel');
+  await assert.doesNotReject(form.locator('code').getByText(`<subdomain>--${person.slug}.tunnels.localhost`, { exact: true }).waitFor(), 'the hint shows the whole host');
   await form.getByLabel('Subdomain').fill('-bad-');
   await form.getByRole('button', { name: 'Create tunnel' }).click();
   await page().locator('main > div > .status.error').waitFor();

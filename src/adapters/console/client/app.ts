@@ -10,6 +10,8 @@ export interface Me {
   emailVerified: boolean;
   hasPassword: boolean;
   slug: string;
+  /** `--<slug>.ZONE`: a new tunnel's host is its subdomain followed by this. */
+  tunnelHostSuffix: string;
   plan: string;
   lastLogin: { at: string; ip: string } | null;
   linkedProviders: { provider: string; email: string; linkedAt: string }[];
@@ -23,7 +25,7 @@ export interface Boot {
 export const PROVIDER_LABEL: Record<string, string> = { google: 'Google', github: 'GitHub' };
 export const providerLabel = (p: string): string => PROVIDER_LABEL[p] ?? p;
 
-const ME_FIELDS = 'id email emailVerified hasPassword slug plan lastLogin { at ip } linkedProviders { provider email linkedAt }';
+const ME_FIELDS = 'id email emailVerified hasPassword slug tunnelHostSuffix plan lastLogin { at ip } linkedProviders { provider email linkedAt }';
 
 export const state: { boot: Boot | null; flash: { kind: 'ok' | 'error' | 'info'; text: string } | null; mfaToken: string | null } = {
   boot: null,

@@ -103,7 +103,7 @@ export async function tunnelsView(me: Me): Promise<Node> {
     field(
       'Subdomain',
       { name: 'subdomain', type: 'text', required: true, minlength: 1, maxlength: 33, autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false' },
-      h('span', {}, '1 to 33 lowercase letters, digits and hyphens (no hyphen at the start or the end, no "--"). The host becomes ', h('code', {}, `<subdomain>--${me.slug}`), '.'),
+      h('span', {}, '1 to 33 lowercase letters, digits and hyphens (no hyphen at the start or the end, no "--"). The host becomes ', h('code', {}, `<subdomain>${me.tunnelHostSuffix}`), '.'),
     ),
     field('Custom domain (optional)', { name: 'customDomain', type: 'text', autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false', maxlength: 253 }),
     h('button', { type: 'submit' }, 'Create tunnel'),

@@ -1,7 +1,7 @@
 // Tunnels: the Tunnel type, `me.tunnels`, `tunnel(id)` and the tunnel mutations. Owner only:
 // another account's tunnel answers NOT_FOUND, like a missing one.
 import { noSuchTunnel } from '../../../domain/errors.js';
-import { tunnelHost } from '../../../domain/tunnels/names.js';
+import { tunnelHost, tunnelHostSuffix } from '../../../domain/tunnels/names.js';
 import { createTunnel, deleteTunnel, updateTunnel } from '../../../domain/tunnels/tunnels.js';
 import { builder } from '../builder.js';
 import { AccountRef } from './account.js';
@@ -32,6 +32,13 @@ builder.objectField(AccountRef, 'tunnels', (t) =>
     type: ['Tunnel'],
     resolve: (query, account, _args, ctx) =>
       ctx.deps.db.tunnel.findMany({ ...query, where: { accountId: account.id }, orderBy: { createdAt: 'asc' } }),
+  }),
+);
+
+builder.objectField(AccountRef, 'tunnelHostSuffix', (t) =>
+  t.string({
+    description: "What follows a new tunnel's subdomain in its host: --<slug>.ZONE (the host is <subdomain>--<slug>.ZONE).",
+    resolve: (account, _args, ctx) => tunnelHostSuffix(account.slug, ctx.deps.config.zone),
   }),
 );
 
