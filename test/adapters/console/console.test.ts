@@ -344,6 +344,8 @@ test('two-step sign-in: set up with the QR code, recovery codes shown once; sign
   await checkPage(page(), 'security-recovery-codes');
   await twoStep.getByRole('button', { name: 'I have saved these codes' }).click();
   await assert.doesNotReject(twoStep.getByText('Recovery codes left: 10.', { exact: false }).waitFor());
+  // The activity below shows the change without a reload.
+  await assert.doesNotReject(page().locator('#activity li').first().getByText('Two-step sign-in turned on').waitFor());
 
   // Password sign-in now stops at /mfa; a wrong code is explained, a right one signs in.
   await signOut(page());
@@ -387,6 +389,7 @@ test('two-step sign-in: set up with the QR code, recovery codes shown once; sign
   await disable.getByLabel('Code from your app, or a recovery code').fill(freshCode(s, secret));
   await disable.getByRole('button', { name: 'Turn off two-step sign-in' }).click();
   await assert.doesNotReject(twoStep.locator('.status.ok').getByText('Two-step sign-in is off.').waitFor());
+  await assert.doesNotReject(page().locator('#activity li').first().getByText('Two-step sign-in turned off').waitFor());
 });
 
 test('GraphiQL renders from local assets under its CSP and runs the example { me { email } }', needsChromium(), async () => {

@@ -6,6 +6,10 @@ import { flash, loadBoot, navigate, providerLabel, section, type Boot, type Me }
 import { describeAgent } from './agent.js';
 import { busy, field, formValues, h, statusLine, timeEl, type Child } from './dom.js';
 
+/** Something on this page changed the account: the activity list below shows it at once. */
+const ACTIVITY_CHANGED = 'console:activity-changed';
+const activityChanged = (): void => void document.dispatchEvent(new Event(ACTIVITY_CHANGED));
+
 function providers(me: Me, boot: Boot, refresh: () => void): HTMLElement {
   const status = statusLine();
   const linked = new Set(me.linkedProviders.map((p) => p.provider));
@@ -81,6 +85,7 @@ async function passkeys(): Promise<HTMLElement> {
           try {
             await gql('mutation DeletePasskey($id: ID!) { deletePasskey(id: $id) }', { id: p.id });
             status.show('ok', `The passkey "${p.name}" is deleted.`);
+            activityChanged();
             await load();
           } catch (err) {
             status.show('error', explain(err));
@@ -101,6 +106,7 @@ async function passkeys(): Promise<HTMLElement> {
           try {
             await gql('mutation RenamePasskey($id: ID!, $name: String!) { renamePasskey(id: $id, name: $name) { id } }', { id: p.id, name: formValues(form).name });
             status.show('ok', 'The passkey is renamed.');
+            activityChanged();
             await load();
           } catch (err) {
             status.show('error', explain(err));
@@ -126,6 +132,7 @@ async function passkeys(): Promise<HTMLElement> {
         }
         await gql('mutation AddPasskey($response: JSONObject!) { addPasskey(response: $response) { id } }', { response });
         status.show('ok', 'The passkey is added. You can sign in with it from the sign-in page.');
+        activityChanged();
         await load();
       } catch (err) {
         status.show('error', explain(err));
@@ -226,6 +233,7 @@ async function twoStep(me: Me): Promise<HTMLElement> {
           });
           await load();
           status.show('ok', 'Two-step sign-in is off.');
+          activityChanged();
         } catch (err) {
           status.show('error', err instanceof ApiError && err.code === 'UNAUTHENTICATED' ? 'That is not your current password.' : explain(err));
         }
@@ -242,6 +250,7 @@ async function twoStep(me: Me): Promise<HTMLElement> {
             { currentPassword: v.currentPassword ?? null },
           );
           showCodes(regenerateRecoveryCodes.recoveryCodes);
+          activityChanged();
         } catch (err) {
           status.show('error', err instanceof ApiError && err.code === 'UNAUTHENTICATED' ? 'That is not your current password.' : explain(err));
         }
@@ -270,6 +279,7 @@ async function twoStep(me: Me): Promise<HTMLElement> {
         try {
           const { confirmTotp } = await gql<{ confirmTotp: { recoveryCodes: string[] } }>('mutation ConfirmTotp($code: String!) { confirmTotp(code: $code) { recoveryCodes } }', { code });
           status.show('ok', 'Two-step sign-in is on.');
+          activityChanged();
           showCodes(confirmTotp.recoveryCodes);
         } catch (err) {
           status.show('error', explain(err));
@@ -318,6 +328,7 @@ async function sessions(): Promise<HTMLElement> {
               try {
                 await gql('mutation Revoke($id: ID!) { revokeSession(id: $id) }', { id: s.id });
                 status.show('ok', 'That session is signed out.');
+                activityChanged();
                 await load();
               } catch (err) {
                 status.show('error', explain(err));
@@ -396,12 +407,14 @@ async function activity(): Promise<HTMLElement> {
   const list = h('ol', { class: 'list events' });
   const more = h('button', { type: 'button', class: 'secondary', id: 'activity-more' }, 'Show older');
   let after: string | null = null;
-  const load = async () => {
+  /** The next page; with `fresh`, the newest page in place of everything shown. */
+  const load = async (fresh = false) => {
     const { me } = await gql<{ me: { securityEvents: { edges: { node: SecurityEvent }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } | null }>(
       'query Activity($after: String) { me { securityEvents(first: 10, after: $after) { edges { node { id type at ip userAgent detail } } pageInfo { hasNextPage endCursor } } } }',
-      { after },
+      { after: fresh ? null : after },
     );
     const page = me?.securityEvents;
+    if (fresh) list.replaceChildren();
     for (const { node: e } of page?.edges ?? []) {
       list.append(h('li', { class: 'row' }, h('div', {}, h('strong', {}, EVENT_TEXT[e.type] ?? e.type), ' ', eventDetail(e), h('br'), h('span', { class: 'muted' }, timeEl(e.at), ` · ${e.ip}${e.userAgent ? ` · ${describeAgent(e.userAgent)}` : ''}`))));
     }
@@ -418,6 +431,14 @@ async function activity(): Promise<HTMLElement> {
       }
     });
   });
+  // Back to the newest page after a change made on this page (one reload at a time); a list no
+  // longer shown lets go.
+  let queue: Promise<void> = Promise.resolve();
+  const reload = () => {
+    if (!list.isConnected) return void document.removeEventListener(ACTIVITY_CHANGED, reload);
+    queue = queue.then(() => load(true)).catch((err: unknown) => status.show('error', explain(err)));
+  };
+  document.addEventListener(ACTIVITY_CHANGED, reload);
   await load();
   return section('Security activity', 'activity', h('p', {}, 'Sign-ins and changes to your account over the last 90 days, newest first.'), list, h('div', { class: 'actions' }, more), status);
 }
