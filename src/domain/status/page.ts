@@ -102,6 +102,16 @@ function historySection(history: History | null): string {
   return `<section class="history" aria-labelledby="history"><h2 id="history">Uptime</h2>${body}</section>`;
 }
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const two = (n: number): string => String(n).padStart(2, '0');
+
+/** "27 Nov 2026, 06:20:53 UTC": the page is read by people; the datetime attribute keeps RFC 3339. */
+export function readableUtc(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} UTC`;
+}
+
 export function renderStatusPage(rollup: Rollup, serviceName: string, history: History | null = null): string {
   const ok = rollup.status === 'ok';
   const down = rollup.components.filter((c) => !c.ok).map((c) => c.name);
@@ -122,7 +132,7 @@ export function renderStatusPage(rollup: Rollup, serviceName: string, history: H
     `<title>${ok ? 'Operational' : 'Degraded'} · ${name} status</title><style>${STYLE}</style></head>` +
     `<body><main><h1>${name} status</h1>` +
     `<p class="verdict ${rollup.status}" data-status="${rollup.status}">${verdict}</p>` +
-    `<p class="checked">Checked at <time datetime="${rollup.checked_at}">${rollup.checked_at}</time></p>` +
+    `<p class="checked">Checked at <time datetime="${escapeHtml(rollup.checked_at)}">${readableUtc(rollup.checked_at)}</time></p>` +
     `<table><thead><tr><th scope="col">Component</th><th scope="col">Status</th><th scope="col">Detail</th></tr></thead>` +
     `<tbody>${rows}</tbody></table>${historySection(history)}</main></body></html>`
   );

@@ -41,6 +41,7 @@ async function openStatusPage(screenshot: string) {
     scripts: document.querySelectorAll('script').length,
     verdict: document.querySelector('.verdict')?.textContent ?? '',
     checked: document.querySelector('time')?.getAttribute('datetime') ?? '',
+    checkedText: document.querySelector('time')?.textContent ?? '',
     overflow: document.documentElement.scrollWidth > window.innerWidth,
   }));
   await page.screenshot({ path: new URL(screenshot, ARTIFACTS).pathname, fullPage: true });
@@ -57,6 +58,10 @@ test('all ok: 200 page with the verdict, checked_at and three green "ok" rows, n
   assert.equal(p.scripts, 0);
   assert.match(p.verdict, /operational/i);
   assert.equal(p.checked, json.json.checked_at);
+  // People read it as a date and a UTC time, to the second.
+  const at = new Date(json.json.checked_at);
+  const hms = at.toISOString().slice(11, 19);
+  assert.equal(p.checkedText, `${at.getUTCDate()} ${at.toLocaleString('en-US', { month: 'short', timeZone: 'UTC' })} ${at.getUTCFullYear()}, ${hms} UTC`);
   assert.deepEqual(p.rows.map((r) => [r.name, r.marker]), [['broker', 'ok'], ['api', 'ok'], ['edge', 'ok']]);
   for (const r of p.rows) assert.ok(isGreen(rgb(r.background)), `${r.name} marker is green (${r.background})`);
   assert.equal(p.overflow, false, 'no horizontal scrolling at 390 px');
