@@ -10,7 +10,7 @@ import { mfaDisabled, mfaEnabled } from '../../infra/mail/templates.js';
 import { recordSecurityEvent } from '../activity/security-events.js';
 import { networkOf } from '../network.js';
 import { invalidateAccountView } from './account-view.js';
-import { confirmPasswordIfSet } from './password-confirmation.js';
+import { confirmPassword, confirmPasswordIfSet } from './password-confirmation.js';
 import { underSignInLimits } from './password-check.js';
 import { replaceRecoveryCodes } from './recovery-codes.js';
 import { openTotpKey, readSecondStepCode, useSecondStepCode, wrongCode } from './second-step.js';
@@ -34,7 +34,7 @@ export async function setupTotp(
   });
   if (!account) throw unauthenticated();
   // An account without a password (SSO only) has nothing to ask for.
-  if (account.passwordHash) await confirmPasswordIfSet(deps, viewer.accountId, input.currentPassword, client);
+  if (account.passwordHash) await confirmPassword(deps, viewer.accountId, input.currentPassword ?? '', client);
   if (account.totpCredential?.enabledAt) throw alreadyOn();
   const key = newTotpKey();
   const now = deps.clock();

@@ -132,7 +132,7 @@ export function renderStatusPage(rollup: Rollup, serviceName: string, history: H
     `<title>${ok ? 'Operational' : 'Degraded'} · ${name} status</title><style>${STYLE}</style></head>` +
     `<body><main><h1>${name} status</h1>` +
     `<p class="verdict ${rollup.status}" data-status="${rollup.status}">${verdict}</p>` +
-    `<p class="checked">Checked at <time datetime="${escapeHtml(rollup.checked_at)}">${readableUtc(rollup.checked_at)}</time></p>` +
+    `<p class="checked">Checked at <time datetime="${escapeHtml(rollup.checked_at)}">${escapeHtml(readableUtc(rollup.checked_at))}</time></p>` +
     `<table><thead><tr><th scope="col">Component</th><th scope="col">Status</th><th scope="col">Detail</th></tr></thead>` +
     `<tbody>${rows}</tbody></table>${historySection(history)}</main></body></html>`
   );

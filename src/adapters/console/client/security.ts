@@ -106,7 +106,6 @@ async function passkeys(): Promise<HTMLElement> {
           try {
             await gql('mutation RenamePasskey($id: ID!, $name: String!) { renamePasskey(id: $id, name: $name) { id } }', { id: p.id, name: formValues(form).name });
             status.show('ok', 'The passkey is renamed.');
-            activityChanged();
             await load();
           } catch (err) {
             status.show('error', explain(err));
