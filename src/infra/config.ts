@@ -126,6 +126,11 @@ const EnvSchema = z.object({
     .default('20')
     .refine((v) => /^[1-9]\d{0,6}$/.test(v), { message: 'SIGNUP_RATE_LIMIT must be a positive number (sign-ups per client network per hour)' })
     .transform(Number),
+  REAUTH_WINDOW_SECONDS: z
+    .string()
+    .default('600')
+    .refine((v) => /^[1-9]\d{0,5}$/.test(v), { message: 'REAUTH_WINDOW_SECONDS must be a positive number of seconds (at most 999999)' })
+    .transform(Number),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl('OTEL_EXPORTER_OTLP_ENDPOINT'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -190,11 +195,37 @@ export interface Config {
   webauthn: { rpId: string; origins: string[] };
   /** Sign-ups per client network (IPv4 /24, IPv6 /48) per hour. */
   signupRateLimit: number;
+  /** How long a session stays recently authenticated after a sign-in or a re-authentication (API.md 7a). */
+  reauthWindowMs: number;
   otlpEndpoint: string | null;
   logLevel: string;
 }
 
 export class ConfigError extends Error {}
+
+/** Shortest bearer secret accepted in production (INTERNAL_API_TOKEN, METRICS_TOKEN). */
+export const MIN_PRODUCTION_SECRET = 32;
+
+/**
+ * A value someone forgot to replace: an example's placeholder (CHANGE_ME, changeme, secret, …),
+ * however it is spelled or repeated to pass a length check, or one character over and over.
+ */
+export function isPlaceholderSecret(value: string): boolean {
+  const plain = value.toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (plain.length === 0 || /^(.)\1*$/.test(plain)) return true;
+  if (/changeme|replaceme|placeholder|example/.test(plain)) return true;
+  return /^(secret|password|token|test)+\d*$/.test(plain);
+}
+
+/** API.md 7a: in production a bearer secret must be long and not a placeholder. */
+function checkProductionSecret(name: string, value: string | undefined): void {
+  if (value === undefined) return;
+  if (value.length < MIN_PRODUCTION_SECRET || isPlaceholderSecret(value)) {
+    throw new ConfigError(
+      `${name} must be at least ${MIN_PRODUCTION_SECRET} random characters when NODE_ENV=production, not a placeholder (generate one: openssl rand -hex 32)`,
+    );
+  }
+}
 
 function stripSlash(u: string): string {
   return u.replace(/\/+$/, '');
@@ -257,6 +288,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = e.NODE_ENV === 'production';
   if (production && !e.ENCRYPTION_KEY) {
     throw new ConfigError('ENCRYPTION_KEY is required when NODE_ENV=production (32 bytes, base64: openssl rand -base64 32)');
+  }
+  if (production) {
+    checkProductionSecret('INTERNAL_API_TOKEN', e.INTERNAL_API_TOKEN);
+    checkProductionSecret('METRICS_TOKEN', e.METRICS_TOKEN);
   }
   const redisChoices = [e.REDIS_URL, e.REDIS_CLUSTER_URLS, e.REDIS_SENTINEL_URLS].filter((v) => v !== undefined);
   if (redisChoices.length > 1) {
@@ -322,6 +357,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pwnedPasswordsUrl: e.PWNED_PASSWORDS_URL === 'off' ? null : e.PWNED_PASSWORDS_URL,
     webauthn,
     signupRateLimit: e.SIGNUP_RATE_LIMIT,
+    reauthWindowMs: e.REAUTH_WINDOW_SECONDS * 1000,
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
     logLevel: e.LOG_LEVEL,
   };

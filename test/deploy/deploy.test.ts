@@ -122,11 +122,25 @@ test('Service, Ingress, HPA, PDB and the migration Job point at what exists', ()
   assert.equal(jc.securityContext.readOnlyRootFilesystem, true);
 });
 
+/** What the Secret's comments say to generate (openssl rand -hex 32). */
+const generated = { INTERNAL_API_TOKEN: 'a3'.repeat(16) + '9f1c'.repeat(8), METRICS_TOKEN: '7e'.repeat(16) + '0b5d'.repeat(8) };
+
+test('the Secret says how to generate each secret', () => {
+  const text = read('deploy', 'kubernetes', 'base', 'secret.yaml');
+  for (const name of ['INTERNAL_API_TOKEN', 'METRICS_TOKEN']) assert.match(text, new RegExp(`--from-literal=${name}="\\$\\(openssl rand -hex 32\\)"`), name);
+  assert.match(text, /--from-literal=ENCRYPTION_KEY="\$\(openssl rand -base64 32\)"/);
+});
+
 test('the ConfigMap and Secret name only variables the server knows, and it accepts them', () => {
   const known = new Set([...read('src', 'infra', 'config.ts').matchAll(/^ {2}([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1]));
   const env = { ...find('ConfigMap').data, ...find('Secret').stringData };
   for (const k of Object.keys(env)) assert.ok(known.has(k), `${k} is not a variable of src/infra/config.ts`);
-  const config = loadConfig({ ...env, ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') });
+  const key = { ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') };
+  // A placeholder left in the Secret stops start-up, naming the variable (API.md section 7a).
+  for (const name of ['INTERNAL_API_TOKEN', 'METRICS_TOKEN']) {
+    assert.throws(() => loadConfig({ ...env, ...key, ...generated, [name]: env[name] }), (e: Error) => e.message.startsWith(`${name} must be at least 32`), name);
+  }
+  const config = loadConfig({ ...env, ...key, ...generated });
   assert.equal(config.production, true);
   assert.equal(config.redis?.mode, 'cluster');
   assert.ok(config.databaseDirectUrl && config.databaseDirectUrl !== config.databaseUrl, 'migrations bypass PgBouncer');

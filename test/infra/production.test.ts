@@ -43,6 +43,35 @@ test('production refuses to start without ENCRYPTION_KEY, and refuses a key that
   assert.equal(loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') }).encryptionKey?.length, 32);
 });
 
+/** A secret as an operator makes one (openssl rand -hex 32). */
+const METRICS_SECRET = '4f0c1e9a7b2d48c6a1f3e5d7b9c0a2e4f6b8d0c2a4e6f8b0d2c4e6a8f0b2d4c6';
+
+test('production refuses a short or placeholder INTERNAL_API_TOKEN or METRICS_TOKEN, naming the variable in one line', () => {
+  const base = { NODE_ENV: 'production', ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') };
+  const refused = [
+    'CHANGE_ME',
+    'changeme',
+    'secret',
+    'a-real-looking-but-short-token',
+    'CHANGE_ME_CHANGE_ME_CHANGE_ME_CHANGE_ME',
+    'secretsecretsecretsecretsecretsecret',
+    'x'.repeat(40),
+    'replace-me-with-a-long-random-string-please',
+  ];
+  for (const name of ['INTERNAL_API_TOKEN', 'METRICS_TOKEN']) {
+    for (const value of refused) {
+      assert.throws(
+        () => loadConfig({ ...base, [name]: value }),
+        (e: unknown) => e instanceof ConfigError && e.message.startsWith(`${name} `) && !e.message.includes('\n') && !e.message.includes(value),
+        `${name}=${value}`,
+      );
+    }
+    assert.equal(loadConfig({ ...base, [name]: METRICS_SECRET })[name === 'METRICS_TOKEN' ? 'metricsToken' : 'internalApiToken'], METRICS_SECRET);
+    // Outside production the development values stay allowed.
+    assert.equal(loadConfig({ [name]: 'CHANGE_ME' })[name === 'METRICS_TOKEN' ? 'metricsToken' : 'internalApiToken'], 'CHANGE_ME');
+  }
+});
+
 test('in production GraphQL introspection is off, unless GRAPHQL_INTROSPECTION=true', async () => {
   await withServer({ NODE_ENV: 'production' }, async (s) => {
     const r = await gql(s, INTROSPECTION);
@@ -63,9 +92,9 @@ test('in production /metrics is not on the public port without METRICS_TOKEN; wi
   await withServer({ NODE_ENV: 'production' }, async (s) => {
     assert.equal((await s.request('/metrics')).status, 404);
   });
-  await withServer({ NODE_ENV: 'production', METRICS_TOKEN: 'metrics-secret-123' }, async (s) => {
+  await withServer({ NODE_ENV: 'production', METRICS_TOKEN: METRICS_SECRET }, async (s) => {
     assert.equal((await s.request('/metrics')).status, 401);
-    const ok = await s.request('/metrics', { bearer: 'metrics-secret-123' });
+    const ok = await s.request('/metrics', { bearer: METRICS_SECRET });
     assert.equal(ok.status, 200);
     assert.match(ok.text, /http_request_duration_seconds/);
   });
