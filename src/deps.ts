@@ -125,7 +125,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     mailWorker,
     cipher,
     outbox: createOutbox(cipher),
-    policy: { signupsPerNetworkPerHour: config.signupRateLimit },
+    policy: { signupsPerNetworkPerHour: config.signupRateLimit, reauthWindowMs: config.reauthWindowMs },
     background,
     async close() {
       // After-reply work first, while the database and the cache it uses are still open.

@@ -21,7 +21,11 @@ export interface DomainDeps {
   mailNotify: () => void;
   events: DomainEvents;
   /** Operator-tunable limits. */
-  policy: { signupsPerNetworkPerHour: number };
+  policy: {
+    signupsPerNetworkPerHour: number;
+    /** How long a session stays recently authenticated (API.md section 7a). */
+    reauthWindowMs: number;
+  };
   /** For work that runs after the reply (nobody else would hear of its failure). */
   logger: Logger;
   /** Runs work after the reply; shutdown waits for it (infra/background.ts). */
@@ -43,4 +47,9 @@ export interface Viewer {
   accountId: string;
   sessionId: string;
   tokenHash: string;
+  /**
+   * When the session last proved a credential, as its cached entry says (the display of
+   * `reauthenticated_until`); the guards of API.md section 7a ask the database.
+   */
+  authenticatedAt: Date;
 }

@@ -7,6 +7,8 @@ export const ERROR_STATUS = {
   BAD_REQUEST: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
+  /** A recently authenticated session is needed (API.md section 7a). */
+  REAUTH_REQUIRED: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
   RATE_LIMITED: 429,
@@ -19,6 +21,7 @@ export const ERROR_TITLE: Record<ErrorCode, string> = {
   BAD_REQUEST: 'Bad Request',
   UNAUTHENTICATED: 'Unauthorized',
   FORBIDDEN: 'Forbidden',
+  REAUTH_REQUIRED: 'Forbidden',
   NOT_FOUND: 'Not Found',
   CONFLICT: 'Conflict',
   RATE_LIMITED: 'Too Many Requests',
@@ -57,6 +60,9 @@ export const unavailable = (message: string, status?: number) =>
 // Messages that more than one flow answers with.
 export const noSuchTunnel = () => notFound('No such tunnel.');
 export const noSuchSession = () => notFound('No such session.');
+export const verifyAddressFirst = () => forbidden('Verify your email address first.');
+export const reauthRequired = () =>
+  new AppError('REAUTH_REQUIRED', 'Confirm it is you: re-authenticate (password, code or passkey), then try again.');
 export const emailTaken = () => conflict('An account with this email already exists.');
 export const invalidConfirmationLink = () => badRequest('This confirmation link is invalid or has expired.');
 export const wrongCredentials = () => new AppError('UNAUTHENTICATED', 'Incorrect email or password.');

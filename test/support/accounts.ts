@@ -33,6 +33,8 @@ export interface SignupOptions {
   /** Default: PASSWORD. */
   password?: string;
   headers?: Record<string, string>;
+  /** signedIn(): follow the verification link before signing in (factors need a verified address). */
+  verified?: boolean;
 }
 
 export async function signup(s: Server, opts: SignupOptions = {}): Promise<Account> {
@@ -64,9 +66,10 @@ export async function login(
 
 export type SignedIn = Account & Session;
 
-/** A new account with one session. */
+/** A new account with one session (verified first with `verified: true`). */
 export async function signedIn(s: Server, opts: SignupOptions = {}): Promise<SignedIn> {
   const account = await signup(s, opts);
+  if (opts.verified) await verify(s, account);
   return { ...account, ...(await login(s, account, opts.headers)) };
 }
 

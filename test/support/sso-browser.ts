@@ -52,7 +52,7 @@ export async function roundTrip(
   fake: Providers,
   provider: 'google' | 'github',
   user: FakeUser | null,
-  opts: { browser?: Browser; intent?: 'link' } = {},
+  opts: { browser?: Browser; intent?: 'link' | 'reauth' } = {},
 ): Promise<RoundTrip & { browser: Browser }> {
   const browser = opts.browser ?? new Browser();
   const start = await browser.get(s, `/auth/oauth/${provider}/start${opts.intent ? `?intent=${opts.intent}` : ''}`);

@@ -15,6 +15,7 @@ export const PASSWORD_MUTATIONS: ReadonlySet<string> = new Set([
   'setupTotp',
   'disableTotp',
   'regenerateRecoveryCodes',
+  'reauthenticate',
 ]);
 
 function countPasswordFields(context: ValidationContext, set: SelectionSetNode, seen: Set<string>): number {

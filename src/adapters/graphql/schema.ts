@@ -7,6 +7,7 @@ import './types/mfa.js';
 import './types/tunnel.js';
 import './types/status.js';
 import './types/passkeys.js';
+import './types/reauthentication.js';
 import './types/activity.js';
 import './types/providers.js';
 

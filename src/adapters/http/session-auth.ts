@@ -42,7 +42,8 @@ export function readCredential(req: FastifyRequest, config: CookieConfig): Crede
 export async function authenticate(deps: SessionDeps, credential: Credential | null): Promise<Viewer | null> {
   if (!credential) return null;
   const session = await validateSessionToken(deps, credential.token);
-  return session ? { accountId: session.accountId, sessionId: session.id, tokenHash: session.tokenHash } : null;
+  if (!session) return null;
+  return { accountId: session.accountId, sessionId: session.id, tokenHash: session.tokenHash, authenticatedAt: new Date(session.authenticatedAt) };
 }
 
 export function registerSessionAuth(app: FastifyInstance, deps: SessionDeps & { config: Pick<Config, 'allowedOrigins' | 'secureCookies'> }): void {

@@ -3,7 +3,7 @@
 // The welcome email goes out once per account, ever: welcome_sent_at is claimed atomically.
 import { badRequest, rateLimited } from '../errors.js';
 import { verifyEmail as verifyEmailMessage, welcome } from '../../infra/mail/templates.js';
-import type { DomainDeps } from '../context.js';
+import type { ClientInfo, DomainDeps } from '../context.js';
 import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
 import { LIMITS, consume } from './rate-limit.js';
 import { invalidateAccountView } from './account-view.js';
@@ -11,7 +11,7 @@ import { cleanAfterAddressProof } from './address-proof.js';
 
 const invalidLink = () => badRequest('This verification link is invalid or has expired.');
 
-export async function verifyEmail(deps: DomainDeps, token: unknown): Promise<{ emailVerified: true }> {
+export async function verifyEmail(deps: DomainDeps, token: unknown, client: ClientInfo | null): Promise<{ emailVerified: true }> {
   const row = await findEmailToken(deps.db, token, 'verify-email');
   if (!row) throw invalidLink();
   const now = deps.clock();
@@ -25,7 +25,7 @@ export async function verifyEmail(deps: DomainDeps, token: unknown): Promise<{ e
   const sentWelcome = await deps.db.$transaction(async (tx) => {
     if (!(await markEmailTokenUsed(tx, row.id, now))) return false;
     const flipped = await tx.account.updateMany({ where: { id: row.accountId, emailVerified: false }, data: { emailVerified: true } });
-    if (flipped.count === 1) await cleanAfterAddressProof(tx, row.accountId, now);
+    if (flipped.count === 1) await cleanAfterAddressProof(tx, row.accountId, now, { firstProof: true, client });
     const account = await tx.account.update({
       where: { id: row.accountId },
       data: { emailVerified: true },

@@ -2,20 +2,19 @@
 // pending link) on an account with TOTP on issues no session: it leaves a challenge, whose
 // mfa_token (random, only its SHA-256 stored) lives 5 minutes and works once. POST
 // /auth/mfa/verify then takes the token and a code and issues the session exactly like a
-// login. Each attempt is counted before the code is checked, twice: on the token (past 5 it is
-// void: 429) and against the account's sign-in limits (password-check.ts).
+// login. Each attempt is counted before the code is checked: on the token (past 5 it is void:
+// 429), then against the account's second-step budget and sign-in limits (second-step-attempt.ts).
 import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
 import type { Db } from '../../infra/db/client.js';
 import { isUniqueViolation } from '../../infra/db/errors.js';
 import type { Tx } from '../../infra/mail/outbox.js';
-import { recordSecurityEventQuietly } from '../activity/security-events.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { badRequest, conflict, rateLimited } from '../errors.js';
 import { networkOf } from '../network.js';
 import { issueSignIn, type SignInMethod, type SignedIn } from '../sessions/sign-in.js';
 import { bindPendingLink } from './deferred-link.js';
-import { underSignInLimits } from './password-check.js';
-import { readSecondStepCode, useSecondStepCode, wrongCodeAtSignIn } from './second-step.js';
+import { attemptSecondStep } from './second-step-attempt.js';
+import { readSecondStepCode, SpentCode, useSecondStepCode, wrongCodeAtSignIn } from './second-step.js';
 
 export const MFA_TOKEN_TTL_MS = 5 * 60_000;
 /** Codes tried per mfa_token; the next attempt finds it void. */
@@ -60,9 +59,6 @@ export async function createMfaChallenge(
   return { mfaRequired: true, mfaToken: token, expiresAt };
 }
 
-/** Thrown inside the sign-in transaction when the code was spent meanwhile: rolls it back. */
-class SpentCode extends Error {}
-
 export async function verifyMfa(deps: DomainDeps, input: { mfaToken: string; code: string }, client: ClientInfo): Promise<SignedIn> {
   if (!isWellFormedToken(input.mfaToken)) throw invalidMfaToken();
   const now = deps.clock();
@@ -88,19 +84,15 @@ export async function verifyMfa(deps: DomainDeps, input: { mfaToken: string; cod
   });
   if (!account) throw invalidMfaToken();
   const code = readSecondStepCode(deps.cipher, account.totpCredential, input.code, now);
-  const subject = { emailKey: account.emailNormalized, knownNetwork: account.knownNetworks.length > 0 };
   const method = challenge.method as SignInMethod;
-  let failed = false;
   try {
-    return await underSignInLimits(
+    return await attemptSecondStep(
       deps,
-      subject,
+      { ...account, knownNetwork: account.knownNetworks.length > 0 },
       client,
+      { method },
       async () => {
-        if (!code) {
-          failed = true;
-          return null;
-        }
+        if (!code) return null;
         try {
           return await issueSignIn(deps, account, client, { method, secondStep: true }, async (tx) => {
             const { count } = await tx.mfaChallenge.updateMany({
@@ -112,18 +104,14 @@ export async function verifyMfa(deps: DomainDeps, input: { mfaToken: string; cod
             if (challenge.pending_link_id) await bindPendingLink(deps, tx, challenge.pending_link_id, account, client, now);
           });
         } catch (err) {
-          if (!(err instanceof SpentCode)) throw err;
-          failed = true; // a replayed code is a wrong code
-          return null;
+          if (err instanceof SpentCode) return null; // a replayed code is a wrong code
+          throw err;
         }
       },
       wrongCodeAtSignIn,
     );
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict('This identity or provider has been linked meanwhile; nothing was changed.');
-    if (failed) {
-      await recordSecurityEventQuietly(deps, { accountId: account.id, type: 'mfa_failed', client, at: now, detail: { method } });
-    }
     throw err;
   }
 }

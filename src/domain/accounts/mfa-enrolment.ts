@@ -1,19 +1,23 @@
-// Turning two-step sign-in on and off (API.md section 7). Setup makes a new TOTP key, stored
-// sealed (AES-256-GCM) and pending for 10 minutes; a code from the authenticator confirms it,
-// turns two-step on and answers ten recovery codes, once. Turning it off needs the password and
-// a code (TOTP or recovery); new recovery codes need the password. An account without a password
-// (SSO only) is asked for none of them: the code alone turns two-step off, under the sign-in
-// limits. The notices mfa-enabled and mfa-disabled (API.md section 10) commit with the change.
+// Turning two-step sign-in on and off (API.md sections 7 and 7a). Setup needs a verified address
+// and makes a new TOTP key, stored sealed (AES-256-GCM) and pending for 10 minutes; a code from the
+// authenticator confirms it, turns two-step on and answers ten recovery codes, once. Turning it
+// off needs the password and a code (TOTP or recovery); new recovery codes need a recently
+// authenticated session, the password and a code, which they use up. An account without a
+// password (SSO only) is asked for no password. Every code is taken under the second-step budget
+// and the sign-in limits (second-step-attempt.ts). The notices mfa-enabled, mfa-disabled and
+// recovery-codes-regenerated (API.md section 10) commit with the change.
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { badRequest, conflict, unauthenticated } from '../errors.js';
-import { mfaDisabled, mfaEnabled } from '../../infra/mail/templates.js';
+import { mfaDisabled, mfaEnabled, recoveryCodesRegenerated } from '../../infra/mail/templates.js';
 import { recordSecurityEvent } from '../activity/security-events.js';
-import { networkOf } from '../network.js';
+import { maskIp, networkOf } from '../network.js';
 import { invalidateAccountView } from './account-view.js';
-import { confirmPassword, confirmPasswordIfSet } from './password-confirmation.js';
-import { underSignInLimits } from './password-check.js';
+import { requireRecentAuth, requireVerifiedAddress } from '../sessions/recent-auth.js';
+import { voidPendingSecondSteps } from '../sessions/pending-second-steps.js';
+import { confirmPassword, confirmPasswordIfSet, type ConfirmedAccount } from './password-confirmation.js';
 import { replaceRecoveryCodes } from './recovery-codes.js';
-import { openTotpKey, readSecondStepCode, useSecondStepCode, wrongCode } from './second-step.js';
+import { attemptSecondStep } from './second-step-attempt.js';
+import { openTotpKey, readSecondStepCode, withCodeUsed, wrongCode } from './second-step.js';
 import { describeTotpKey, matchTotpStep, newTotpKey, totpSecretText, type TotpEnrolment } from './totp.js';
 
 export const TOTP_SETUP_TTL_MS = 10 * 60_000;
@@ -28,6 +32,7 @@ export async function setupTotp(
   input: { currentPassword?: string | null },
   client: ClientInfo,
 ): Promise<TotpEnrolment> {
+  await requireVerifiedAddress(deps, viewer);
   const account = await deps.db.account.findUnique({
     where: { id: viewer.accountId },
     select: { email: true, passwordHash: true, totpCredential: { select: { enabledAt: true } } },
@@ -86,31 +91,18 @@ export async function disableTotp(
   const now = deps.clock();
   const totp = await deps.db.totpCredential.findUnique({ where: { accountId: viewer.accountId }, select: { secret: true, enabledAt: true } });
   if (!totp?.enabledAt) throw notOn();
-  const known = await deps.db.knownNetwork.count({ where: { accountId: viewer.accountId, network: networkOf(client.ip) ?? '' } });
   const code = readSecondStepCode(deps.cipher, totp, input.code, now);
-  // The code is guessed under the sign-in limits too: a stolen session and password must not
-  // be able to try codes until one passes.
-  await underSignInLimits(
-    deps,
-    { emailKey: account.emailNormalized, knownNetwork: known > 0 },
-    client,
-    async () => {
-      if (!code) return null;
-      return deps.db
-        .$transaction(async (tx) => {
-          if (!(await useSecondStepCode(tx, viewer.accountId, code, now))) throw new SpentCode();
-          await tx.totpCredential.delete({ where: { accountId: viewer.accountId } });
-          await tx.recoveryCode.deleteMany({ where: { accountId: viewer.accountId } });
-          await tx.mfaChallenge.deleteMany({ where: { accountId: viewer.accountId } });
-          await recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'mfa_disabled', client, at: now, detail: { method: 'totp' } });
-          await deps.outbox.enqueue(tx, account.email, mfaDisabled(deps.mailContext, { at: now }), viewer.accountId);
-          return true;
-        })
-        .catch((err: unknown) => {
-          if (err instanceof SpentCode) return null;
-          throw err;
-        });
-    },
+  // A stolen session and password must not be able to try codes until one passes.
+  await attemptSecondStep(deps, await secondStepSubject(deps, account, client), client, { during: 'turning two-step off' }, () =>
+    withCodeUsed(deps.db, viewer.accountId, code, now, async (tx) => {
+      await tx.totpCredential.delete({ where: { accountId: viewer.accountId } });
+      await tx.recoveryCode.deleteMany({ where: { accountId: viewer.accountId } });
+      // Pending second steps of sign-ins die with it.
+      await voidPendingSecondSteps(tx, viewer.accountId);
+      await recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'mfa_disabled', client, at: now, detail: { method: 'totp' } });
+      await deps.outbox.enqueue(tx, account.email, mfaDisabled(deps.mailContext, { at: now }), viewer.accountId);
+      return true;
+    }),
     wrongCode,
   );
   deps.mailNotify();
@@ -120,21 +112,33 @@ export async function disableTotp(
 export async function regenerateRecoveryCodes(
   deps: DomainDeps,
   viewer: Viewer,
-  currentPassword: string | null | undefined,
+  input: { currentPassword?: string | null | undefined; code: string },
   client: ClientInfo,
 ): Promise<string[]> {
-  await confirmPasswordIfSet(deps, viewer.accountId, currentPassword, client);
+  await requireRecentAuth(deps, viewer);
+  const account = await confirmPasswordIfSet(deps, viewer.accountId, input.currentPassword, client);
   const now = deps.clock();
-  const codes = await deps.db.$transaction(async (tx) => {
-    const totp = await tx.totpCredential.findUnique({ where: { accountId: viewer.accountId }, select: { enabledAt: true } });
-    if (!totp?.enabledAt) throw notOn();
-    const recoveryCodes = await replaceRecoveryCodes(tx, viewer.accountId, now);
-    await recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'recovery_codes_regenerated', client, at: now });
-    return recoveryCodes;
-  });
+  const totp = await deps.db.totpCredential.findUnique({ where: { accountId: viewer.accountId }, select: { secret: true, enabledAt: true } });
+  if (!totp?.enabledAt) throw notOn();
+  // A second factor, not the password alone: new codes could otherwise turn two-step off.
+  const code = readSecondStepCode(deps.cipher, totp, input.code, now);
+  const codes = await attemptSecondStep(deps, await secondStepSubject(deps, account, client), client, { during: 'new recovery codes' }, () =>
+    withCodeUsed(deps.db, viewer.accountId, code, now, async (tx) => {
+      const recoveryCodes = await replaceRecoveryCodes(tx, viewer.accountId, now);
+      await recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'recovery_codes_regenerated', client, at: now });
+      const notice = recoveryCodesRegenerated(deps.mailContext, { at: now, ip: maskIp(client.ip), userAgent: client.userAgent });
+      await deps.outbox.enqueue(tx, account.email, notice, viewer.accountId);
+      return recoveryCodes;
+    }),
+    wrongCode,
+  );
+  deps.mailNotify();
   await invalidateAccountView(deps.cache, viewer.accountId);
   return codes;
 }
 
-/** Thrown inside a transaction to roll it back when the code was spent meanwhile. */
-class SpentCode extends Error {}
+/** Who a code is counted against: the account, and whether the client's network is its own. */
+async function secondStepSubject(deps: DomainDeps, account: ConfirmedAccount, client: ClientInfo) {
+  const known = await deps.db.knownNetwork.count({ where: { accountId: account.id, network: networkOf(client.ip) ?? '' } });
+  return { id: account.id, email: account.email, emailNormalized: account.emailNormalized, knownNetwork: known > 0 };
+}

@@ -1,9 +1,11 @@
-// POST /auth/change-password: re-hash and sign out every other session; this one stays.
+// POST /auth/change-password: re-hash and sign out every other session; this one stays. Pending
+// email changes and pending second steps of sign-ins (mfa_tokens) die with the old password.
 import type { DomainDeps, ClientInfo, Viewer } from '../context.js';
 import { assertPasswordLength, hashPassword } from './password.js';
 import { assertNotBreached } from './breached-password.js';
 import { confirmPassword } from './password-confirmation.js';
 import { voidPendingEmailChanges } from './address-proof.js';
+import { voidPendingSecondSteps } from '../sessions/pending-second-steps.js';
 import { revokeAccountSessions } from '../sessions/session.js';
 import { recordSecurityEvent } from '../activity/security-events.js';
 import { passwordChanged } from '../../infra/mail/templates.js';
@@ -23,6 +25,7 @@ export async function changePassword(
     await tx.account.update({ where: { id: viewer.accountId }, data: { passwordHash } });
     // A pending email change was started with the old password: it needs the new one again.
     await voidPendingEmailChanges(tx, viewer.accountId, now);
+    await voidPendingSecondSteps(tx, viewer.accountId);
     await recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'password_changed', client, at: now });
     await deps.outbox.enqueue(tx, account.email, passwordChanged(deps.mailContext, { at: now, how: 'changed' }), viewer.accountId);
   });

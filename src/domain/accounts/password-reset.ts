@@ -1,6 +1,8 @@
 // Forgot and reset password. forgot-password answers the same (204) for every address; known
 // addresses get a 1-hour link, at most 5 per 15 minutes. Resetting sets the password, proves
-// the address, and signs out every session. It is also how an SSO-only account gets a password.
+// the address (on an unverified account, that removes every factor added before: address-proof.ts),
+// voids pending second steps, and signs out every session. It is also how an SSO-only account
+// gets a password. Two-step sign-in stays on for a verified account: the next sign-in asks for it.
 import { badRequest } from '../errors.js';
 import { passwordChanged, resetPassword as resetMessage } from '../../infra/mail/templates.js';
 import { recordSecurityEvent } from '../activity/security-events.js';
@@ -13,6 +15,7 @@ import { assertNotBreached } from './breached-password.js';
 import { LIMITS, consume } from './rate-limit.js';
 import { invalidateAccountView } from './account-view.js';
 import { cleanAfterAddressProof } from './address-proof.js';
+import { voidPendingSecondSteps } from '../sessions/pending-second-steps.js';
 
 /**
  * Answers at once and the same for every address: the lookup, the limit and the email of a known
@@ -56,12 +59,14 @@ export async function resetPassword(
       where: { accountId: row.accountId, kind: 'reset-password', usedAt: null },
       data: { usedAt: now },
     });
+    const flipped = await tx.account.updateMany({ where: { id: row.accountId, emailVerified: false }, data: { emailVerified: true } });
     const account = await tx.account.update({
       where: { id: row.accountId },
       data: { passwordHash, emailVerified: true },
       select: { email: true },
     });
-    await cleanAfterAddressProof(tx, row.accountId, now);
+    await cleanAfterAddressProof(tx, row.accountId, now, { firstProof: flipped.count === 1, client });
+    await voidPendingSecondSteps(tx, row.accountId);
     await recordSecurityEvent(tx, { accountId: row.accountId, type: 'password_reset', client, at: now });
     await deps.outbox.enqueue(tx, account.email, passwordChanged(deps.mailContext, { at: now, how: 'reset' }), row.accountId);
   });

@@ -12,6 +12,7 @@ export interface Limit {
 }
 
 const MINUTES_15 = 15 * 60_000;
+const HOUR = 60 * 60_000;
 
 export const LIMITS = {
   /** Password attempts per account from networks it has never signed in from (all of them together). */
@@ -29,6 +30,13 @@ export const LIMITS = {
   signupPerIp: { name: 'signup-ip', max: 20, windowMs: 60 * 60_000 },
   /** Email-change requests per account (each costs a password hash and an email). */
   changeEmail: { name: 'change-email', max: 5, windowMs: MINUTES_15 },
+  /**
+   * Wrong second-step codes per account (sign-in, re-authentication, turning two-step off, new
+   * recovery codes), whatever passwords or successes come between (API.md section 7a).
+   */
+  secondStepFailures: { name: 'second-step-failures', max: 10, windowMs: HOUR },
+  /** The mfa-failed notice: at most one per account per hour. */
+  mfaFailedNotice: { name: 'mfa-failed-notice', max: 1, windowMs: HOUR },
 } satisfies Record<string, Limit>;
 
 const key = (limit: Limit, subject: string) => `rl:${limit.name}:${subject}`;
@@ -61,9 +69,9 @@ export async function consume(cache: Cache, limit: Limit, subject: string): Prom
 export async function consumeAll(
   cache: Cache,
   events: readonly { limit: Limit; subject: string }[],
-): Promise<{ allowed: boolean; retryAfterSeconds: number }[]> {
+): Promise<{ allowed: boolean; count: number; retryAfterSeconds: number }[]> {
   const states = await counted(cache, (c) => c.hitMany(events.map(({ limit, subject }) => ({ key: key(limit, subject), windowMs: limit.windowMs }))));
-  return states.map(({ count, resetMs }, i) => ({ allowed: count <= events[i]!.limit.max, retryAfterSeconds: retryAfter(resetMs) }));
+  return states.map(({ count, resetMs }, i) => ({ allowed: count <= events[i]!.limit.max, count, retryAfterSeconds: retryAfter(resetMs) }));
 }
 
 /**

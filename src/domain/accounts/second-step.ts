@@ -4,6 +4,7 @@
 // later than the last one used (one conditional UPDATE, so two requests with one code cannot
 // both pass), a recovery code only while unused.
 import type { Cipher } from '../../infra/crypto/cipher.js';
+import type { Db } from '../../infra/db/client.js';
 import type { Tx } from '../../infra/mail/outbox.js';
 import { AppError, badRequest } from '../errors.js';
 import { normalizeRecoveryCode, useRecoveryCode } from './recovery-codes.js';
@@ -45,4 +46,30 @@ export async function useSecondStepCode(tx: Tx, accountId: string, code: SecondS
     data: { lastUsedStep: code.step },
   });
   return count === 1;
+}
+
+/** Thrown inside a transaction to roll it back when the code was spent meanwhile (a replay). */
+export class SpentCode extends Error {}
+
+/**
+ * Uses the code and runs `work` in one transaction; null (nothing committed) when there is no
+ * code or it was spent meanwhile: the caller counts that as a wrong code.
+ */
+export async function withCodeUsed<T>(
+  db: Db,
+  accountId: string,
+  code: SecondStepCode | null,
+  now: Date,
+  work: (tx: Tx) => Promise<T>,
+): Promise<T | null> {
+  if (!code) return null;
+  try {
+    return await db.$transaction(async (tx) => {
+      if (!(await useSecondStepCode(tx, accountId, code, now))) throw new SpentCode();
+      return work(tx);
+    });
+  } catch (err) {
+    if (err instanceof SpentCode) return null;
+    throw err;
+  }
 }

@@ -25,6 +25,7 @@ export const SECURITY_EVENT_TYPES = [
   'passkey_added',
   'passkey_removed',
   'slug_changed',
+  'reauthenticated',
 ] as const;
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];

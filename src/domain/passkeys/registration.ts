@@ -1,5 +1,6 @@
 // Registering a passkey on a signed-in account (API.md section 8): options for the browser's
-// ceremony, then its verified result stored as a credential. The user handle is the account id
+// ceremony, then its verified result stored as a credential. Both steps need a verified address
+// and a recently authenticated session (section 7a). The user handle is the account id
 // (never the email, which can change and would be readable from the authenticator); the account's
 // existing credentials are excluded so one authenticator is not registered twice; user
 // verification and a discoverable credential are required, so the passkey alone signs in.
@@ -17,10 +18,14 @@ import { defaultPasskeyName, passkeyName } from './names.js';
 import { asRegistrationResponse, reasonOf } from './responses.js';
 import { CEREMONY_MS, MAX_PASSKEYS, SUPPORTED_ALGORITHMS, type RelyingParty } from './relying-party.js';
 import { passkeySelect, type PasskeyRow } from './passkey-row.js';
+import { guardAddition } from '../sessions/recent-auth.js';
+
+const FACTOR_GUARD = { verified: true, recent: true } as const;
 
 const tooMany = () => conflict(`An account holds at most ${MAX_PASSKEYS} passkeys. Remove one first.`);
 
 export async function registrationOptions(deps: DomainDeps, rp: RelyingParty, viewer: Viewer): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  await guardAddition(deps, viewer, FACTOR_GUARD);
   const account = await deps.db.account.findUnique({
     where: { id: viewer.accountId },
     select: { email: true, passkeys: { select: { credentialId: true, transports: true } } },
@@ -52,6 +57,7 @@ export async function addPasskey(
   input: { response: unknown; name?: string | null | undefined },
   client: ClientInfo,
 ): Promise<PasskeyRow> {
+  await guardAddition(deps, viewer, FACTOR_GUARD);
   const givenName = input.name === undefined || input.name === null ? null : passkeyName(input.name);
   const response = asRegistrationResponse(input.response);
   if (!response) throw badRequest('The passkey could not be verified: "response" is not a WebAuthn registration response.');

@@ -4,6 +4,7 @@ import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { badRequest, noSuchSession } from '../errors.js';
 import { recordSecurityEvent } from '../activity/security-events.js';
 import { revokeAccountSessions, revokeSessions } from './session.js';
+import { voidPendingSecondSteps } from './pending-second-steps.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -33,8 +34,10 @@ export async function logout(deps: DomainDeps, viewer: Viewer): Promise<void> {
   await revokeSessions(deps, [{ id: viewer.sessionId, tokenHash: viewer.tokenHash }]);
 }
 
+/** Every session ends, and so do the sign-ins waiting for their second step (API.md section 7a). */
 export async function logoutAll(deps: DomainDeps, viewer: Viewer, client: ClientInfo): Promise<void> {
-  await revokeAccountSessions(deps, viewer.accountId, undefined, (tx) =>
-    recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'sessions_revoked_all', client, at: deps.clock() }),
-  );
+  await revokeAccountSessions(deps, viewer.accountId, undefined, async (tx) => {
+    await voidPendingSecondSteps(tx, viewer.accountId);
+    await recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'sessions_revoked_all', client, at: deps.clock() });
+  });
 }

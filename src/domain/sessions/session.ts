@@ -34,6 +34,8 @@ export interface ValidSession {
   expiresAt: number;
   lastSeenAt: number;
   createdAt: number;
+  /** When the session last proved a credential (sign-in or re-authentication), epoch ms. */
+  authenticatedAt: number;
   /** The revocation epoch the entry was cached under. */
   epoch: number;
 }
@@ -74,24 +76,12 @@ export async function validateSessionToken(deps: SessionDeps, token: string): Pr
   const cached = await orFallback(deps.cache.get(key), null);
   if (cached === REVOKED) return null;
   const epoch = await epochOf(deps);
-  let session: ValidSession | null = cached ? (JSON.parse(cached) as ValidSession) : null;
+  let session: ValidSession | null = cached ? revive(cached) : null;
   // Cached before a revocation that could not reach the cache (or the epoch is unknown): ask the database.
   const stale = session !== null && (session.epoch !== epoch || epoch < 0);
   if (!session || stale) {
-    const row = await deps.db.session.findUnique({
-      where: { tokenHash },
-      select: { id: true, accountId: true, expiresAt: true, lastSeenAt: true, createdAt: true },
-    });
-    if (!row) return null;
-    session = {
-      id: row.id,
-      accountId: row.accountId,
-      tokenHash,
-      expiresAt: row.expiresAt.getTime(),
-      lastSeenAt: row.lastSeenAt.getTime(),
-      createdAt: row.createdAt.getTime(),
-      epoch,
-    };
+    session = await readSession(deps, tokenHash, epoch);
+    if (!session) return null;
     if (epoch >= 0) {
       const value = JSON.stringify(session);
       // Never overwrite a tombstone written by a revocation that raced this read.
@@ -111,6 +101,44 @@ export async function validateSessionToken(deps: SessionDeps, token: string): Pr
   return session;
 }
 
+/** An entry cached before authenticatedAt existed proved its credential when it was made. */
+function revive(cached: string): ValidSession {
+  const session = JSON.parse(cached) as ValidSession;
+  session.authenticatedAt ??= session.createdAt;
+  return session;
+}
+
+async function readSession(deps: Pick<SessionDeps, 'db'>, tokenHash: string, epoch: number): Promise<ValidSession | null> {
+  const row = await deps.db.session.findUnique({
+    where: { tokenHash },
+    select: { id: true, accountId: true, expiresAt: true, lastSeenAt: true, createdAt: true, authenticatedAt: true },
+  });
+  if (!row) return null;
+  return {
+    id: row.id,
+    accountId: row.accountId,
+    tokenHash,
+    expiresAt: row.expiresAt.getTime(),
+    lastSeenAt: row.lastSeenAt.getTime(),
+    createdAt: row.createdAt.getTime(),
+    authenticatedAt: row.authenticatedAt.getTime(),
+    epoch,
+  };
+}
+
+/**
+ * After a change to the session's row that its cached entry shows (a re-authentication): the
+ * entry is read again from the database and replaced, unless a revocation's tombstone is there.
+ */
+export async function recacheSession(deps: SessionDeps, tokenHash: string): Promise<void> {
+  const epoch = await epochOf(deps);
+  if (epoch < 0) return;
+  const session = await readSession(deps, tokenHash, epoch);
+  if (!session) return;
+  const now = deps.clock().getTime();
+  await orFallback(deps.cache.setUnless(cacheKey(tokenHash), JSON.stringify(session), ttlFor(session, now), REVOKED), undefined);
+}
+
 function ttlFor(session: ValidSession, now: number): number {
   return Math.max(1000, Math.min(CACHE_TTL_MS, session.expiresAt - now));
 }
@@ -124,12 +152,13 @@ async function touch(deps: SessionDeps, session: ValidSession, now: number): Pro
   if (!won) return;
   session.lastSeenAt = now;
   session.expiresAt = Math.min(now + SESSION_LIFETIME_MS, session.createdAt + SESSION_ABSOLUTE_LIFETIME_MS);
-  // An update, never an upsert: a revoked (deleted) session stays deleted.
-  const updated = await deps.db.session.updateMany({
-    where: { id: session.id },
-    data: { lastSeenAt: new Date(now), expiresAt: new Date(session.expiresAt) },
-  });
-  if (updated.count === 0) return;
+  // An update, never an upsert: a revoked (deleted) session stays deleted. The row's proof time
+  // comes back with it, so a re-authentication on another instance is not overwritten here.
+  const updated = await deps.db.$queryRaw<{ authenticated_at: Date }[]>`
+    UPDATE sessions SET last_seen_at = ${new Date(now)}, expires_at = ${new Date(session.expiresAt)}
+    WHERE id = ${session.id} RETURNING authenticated_at`;
+  if (updated.length === 0) return;
+  session.authenticatedAt = Math.max(session.authenticatedAt, updated[0]!.authenticated_at.getTime());
   // Atomically: a tombstone written meanwhile stays.
   await orFallback(deps.cache.setUnless(cacheKey(session.tokenHash), JSON.stringify(session), ttlFor(session, now), REVOKED), undefined);
 }

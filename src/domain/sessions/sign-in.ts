@@ -48,8 +48,8 @@ const SIGN_IN_STATEMENT = `
       UPDATE accounts SET last_login_at = $1, last_login_ip = $2, updated_at = $1 WHERE id = $3
       RETURNING id
     ), s AS (
-      INSERT INTO sessions (id, account_id, token_hash, user_agent, ip, created_at, last_seen_at, expires_at, method, second_step)
-      VALUES ($4, $3, $5, $6, $2, $1, $1, $7, $8, $9)
+      INSERT INTO sessions (id, account_id, token_hash, user_agent, ip, created_at, last_seen_at, authenticated_at, expires_at, method, second_step)
+      VALUES ($4, $3, $5, $6, $2, $1, $1, $1, $7, $8, $9)
     ), e AS (
       -- At most MAX_SESSIONS live sessions: the least recently used beyond it end with this sign-in.
       DELETE FROM sessions WHERE id IN (

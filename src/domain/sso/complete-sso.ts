@@ -17,10 +17,12 @@ import { invalidateAccountView } from '../accounts/account-view.js';
 import { createMfaChallenge } from '../accounts/mfa-challenge.js';
 import { unauthenticated } from '../errors.js';
 import { recordProviderLinked } from '../activity/provider-linked.js';
+import { reauthenticateWithProvider } from './provider-reauth.js';
 
 export type SsoOutcome =
   | { kind: 'signed-in'; signedIn: SignedIn }
   | { kind: 'linked' }
+  | { kind: 'reauthenticated' }
   | { kind: 'pending-link'; token: string }
   | { kind: 'mfa-required'; token: string }
   | { kind: 'refused'; reason: SsoRefusal };
@@ -29,6 +31,7 @@ interface SsoInput {
   identity: ProviderIdentity;
   intent: Intent;
   viewerAccountId: string | null;
+  viewerSessionId: string | null;
 }
 
 const MAX_ATTEMPTS = 8;
@@ -53,6 +56,9 @@ async function completeOnce(deps: DomainDeps, input: SsoInput, nextSlug: () => s
       return { kind: 'refused', reason: decision.reason };
     case 'already-linked':
       return { kind: 'linked' };
+    case 'reauthenticate':
+      await reauthenticateWithProvider(deps, { accountId: decision.accountId, sessionId: decision.sessionId }, identity.provider, client);
+      return { kind: 'reauthenticated' };
     case 'link': {
       const account = await deps.db.account.findUnique({ where: { id: decision.accountId }, select: { email: true, emailVerified: true } });
       if (!account) throw unauthenticated();
@@ -99,7 +105,7 @@ const identityWhere = (identity: ProviderIdentity) => ({
 });
 
 /** The facts the decision needs, and the linked identity's row a sign-in works on. */
-async function lookUpFacts(deps: DomainDeps, { identity, intent, viewerAccountId }: SsoInput) {
+async function lookUpFacts(deps: DomainDeps, { identity, intent, viewerAccountId, viewerSessionId }: SsoInput) {
   const linkedQuery = deps.db.linkedIdentity.findUnique({
     where: identityWhere(identity),
     select: {
@@ -108,6 +114,21 @@ async function lookUpFacts(deps: DomainDeps, { identity, intent, viewerAccountId
       account: { select: { id: true, email: true, emailVerified: true, totpCredential: { select: { enabledAt: true } } } },
     },
   });
+  if (intent.kind === 'reauth') {
+    const [linked, totp] = await Promise.all([
+      linkedQuery,
+      deps.db.totpCredential.findUnique({ where: { accountId: intent.accountId }, select: { enabledAt: true } }),
+    ]);
+    const facts: SsoFacts = {
+      kind: 'reauth',
+      accountId: intent.accountId,
+      sessionId: intent.sessionId,
+      viewerSessionId,
+      identityAccountId: linked?.account.id ?? null,
+      twoStepOn: totp?.enabledAt != null,
+    };
+    return { facts, linked };
+  }
   if (intent.kind === 'link') {
     const [linked, sameProvider] = await Promise.all([
       linkedQuery,

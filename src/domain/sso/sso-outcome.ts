@@ -8,6 +8,9 @@
 //   link                                  → bound to the signed-in account, unless the browser is
 //                                           no longer signed in to it or the identity belongs to
 //                                           another account (refused, nothing changes)
+//   reauth                                → the session that started it is recently authenticated
+//                                           again, when the identity is the one linked to its
+//                                           account and two-step sign-in is still off
 // In both flows an account never gets a second identity of one provider.
 
 export type SsoRefusal =
@@ -19,8 +22,12 @@ export type SsoRefusal =
   | 'identity_in_use'
   /** The account already has another identity of this provider. */
   | 'provider_already_linked'
-  /** intent=link, but the browser is no longer signed in to the account that started it. */
-  | 'session_changed';
+  /** intent=link or reauth, but the browser is no longer signed in to the session that started it. */
+  | 'session_changed'
+  /** intent=reauth with a provider identity that is not the one linked to the account. */
+  | 'identity_mismatch'
+  /** intent=reauth while two-step sign-in is on: the provider alone does not stand in for the code. */
+  | 'second_step_required';
 
 export type SsoFacts =
   | {
@@ -41,6 +48,17 @@ export type SsoFacts =
       identityAccountId: string | null;
       /** The account that started the link already has an identity of this provider. */
       accountHasProviderIdentity: boolean;
+    }
+  | {
+      kind: 'reauth';
+      /** The account and session that started the re-authentication. */
+      accountId: string;
+      sessionId: string;
+      /** The session the browser is signed in with at the callback. */
+      viewerSessionId: string | null;
+      identityAccountId: string | null;
+      /** Two-step sign-in is on for the account. */
+      twoStepOn: boolean;
     };
 
 export type SsoDecision =
@@ -48,11 +66,18 @@ export type SsoDecision =
   | { kind: 'sign-up' }
   | { kind: 'pending-link'; accountId: string }
   | { kind: 'link'; accountId: string }
+  | { kind: 'reauthenticate'; accountId: string; sessionId: string }
   /** The identity is linked to this very account already: nothing to do. */
   | { kind: 'already-linked' }
   | { kind: 'refused'; reason: SsoRefusal };
 
 export function decideSsoOutcome(facts: SsoFacts): SsoDecision {
+  if (facts.kind === 'reauth') {
+    if (facts.viewerSessionId !== facts.sessionId) return { kind: 'refused', reason: 'session_changed' };
+    if (facts.identityAccountId !== facts.accountId) return { kind: 'refused', reason: 'identity_mismatch' };
+    if (facts.twoStepOn) return { kind: 'refused', reason: 'second_step_required' };
+    return { kind: 'reauthenticate', accountId: facts.accountId, sessionId: facts.sessionId };
+  }
   if (facts.kind === 'link') {
     if (facts.viewerAccountId !== facts.accountId) return { kind: 'refused', reason: 'session_changed' };
     if (facts.identityAccountId !== null) {

@@ -11,7 +11,11 @@ import type { ProviderName } from './identity.js';
 
 export const STATE_TTL_MS = 10 * 60_000;
 
-export type Intent = { kind: 'sign-in' } | { kind: 'link'; accountId: string };
+export type Intent =
+  | { kind: 'sign-in' }
+  | { kind: 'link'; accountId: string }
+  /** Re-authentication of a signed-in session with a linked provider (API.md section 7a). */
+  | { kind: 'reauth'; accountId: string; sessionId: string };
 
 export interface PendingFlow {
   provider: ProviderName;

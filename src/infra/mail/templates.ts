@@ -8,7 +8,9 @@ export type EmailKind = 'verify-email' | 'welcome' | 'login-alert' | 'confirm-em
   | 'email-changed'
   | 'provider-linked'
   | 'mfa-enabled'
-  | 'mfa-disabled';
+  | 'mfa-disabled'
+  | 'recovery-codes-regenerated'
+  | 'mfa-failed';
 
 export interface RenderedEmail {
   kind: EmailKind;
@@ -133,5 +135,22 @@ export function mfaDisabled(ctx: MailContext, info: { at: Date }): RenderedEmail
   return render('mfa-disabled', `Two-step sign-in was turned off for your ${ctx.serviceName} account`, [
     `At ${info.at.toISOString()} two-step sign-in was turned off for your ${ctx.serviceName} account. Signing in no longer asks for a code.`,
     NOT_YOU,
+  ]);
+}
+
+export function recoveryCodesRegenerated(ctx: MailContext, info: { at: Date; ip: string; userAgent: string }): RenderedEmail {
+  return render('recovery-codes-regenerated', `New recovery codes were made for your ${ctx.serviceName} account`, [
+    `At ${info.at.toISOString()} new recovery codes were made for your ${ctx.serviceName} account. The earlier codes no longer work.`,
+    `Network: ${info.ip}\nBrowser: ${info.userAgent || 'unknown'}`,
+    NOT_YOU,
+  ]);
+}
+
+export function mfaFailed(ctx: MailContext, info: { at: Date; ip: string; userAgent: string }): RenderedEmail {
+  return render('mfa-failed', `Wrong two-step codes were entered for your ${ctx.serviceName} account`, [
+    `Several wrong two-step codes were entered for your ${ctx.serviceName} account within an hour, the latest at ${info.at.toISOString()}.`,
+    `Network: ${info.ip}\nBrowser: ${info.userAgent || 'unknown'}`,
+    'Whoever entered them had already passed the first step (your password or a provider sign-in) or holds a signed-in session. After 10 wrong codes in an hour, every code is refused until the hour ends.',
+    'If this was not you, change your password at once and sign out every session from the dashboard.',
   ]);
 }

@@ -79,8 +79,20 @@ test('GET /api/account answers the profile with the masked last login; 401 witho
   const session = await login(s, a, fromIp(ip));
   const me = await s.request('/api/account', { bearer: session.token });
   assert.equal(me.status, 200);
-  assert.deepEqual(Object.keys(me.json).sort(), ['email', 'email_verified', 'id', 'last_login', 'linked_providers', 'mfa', 'plan', 'slug']);
+  assert.deepEqual(Object.keys(me.json).sort(), [
+    'email',
+    'email_verified',
+    'id',
+    'last_login',
+    'linked_providers',
+    'mfa',
+    'plan',
+    'reauthenticated_until',
+    'slug',
+  ]);
   assert.deepEqual(me.json.mfa, { totp: false, recovery_codes_left: 0, passkeys: 0 });
+  // Just signed in: recently authenticated for REAUTH_WINDOW_SECONDS (600) from the sign-in.
+  assert.equal(Date.parse(me.json.reauthenticated_until) - Date.parse(me.json.last_login.at), 600_000);
   assert.equal(me.json.id, a.id);
   assert.equal(me.json.slug, a.slug);
   assert.equal(typeof me.json.plan, 'string');

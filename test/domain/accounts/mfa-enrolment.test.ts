@@ -16,7 +16,7 @@ const post = (path: string, bearer: string, body: unknown = {}) => s.request(pat
 const mfaOf = async (bearer: string) => (await s.request('/api/account', { bearer })).json.mfa;
 
 test('setup answers the secret, an otpauth URL (issuer SERVICE_NAME, label the email) and an inline SVG QR code; the secret is stored sealed', async () => {
-  const a = await signedIn(s);
+  const a = await signedIn(s, { verified: true });
   assertProblem(await post('/api/account/mfa/totp/setup', a.token, { current_password: 'wrong password' }), 401, 'UNAUTHENTICATED');
   assertProblem(await post('/api/account/mfa/totp/setup', a.token, {}), 401, 'UNAUTHENTICATED', 'password absent');
   assertProblem(await s.request('/api/account/mfa/totp/setup', { method: 'POST', body: { current_password: PASSWORD } }), 401, 'UNAUTHENTICATED');
@@ -45,7 +45,7 @@ test('setup answers the secret, an otpauth URL (issuer SERVICE_NAME, label the e
 });
 
 test('confirm: a wrong code is 400, the right one turns two-step on and answers ten recovery codes stored only hashed; setup is then 409', async () => {
-  const a = await signedIn(s);
+  const a = await signedIn(s, { verified: true });
   assertProblem(await post('/api/account/mfa/totp/confirm', a.token, { code: '123456' }), 400, 'BAD_REQUEST', 'no pending setup');
   const setup = await post('/api/account/mfa/totp/setup', a.token, { current_password: PASSWORD });
   const now = s.clock.now();
@@ -73,7 +73,7 @@ test('confirm: a wrong code is 400, the right one turns two-step on and answers 
 });
 
 test('a setup left pending past 10 minutes can no longer be confirmed; a new setup replaces the pending one', async () => {
-  const a = await signedIn(s);
+  const a = await signedIn(s, { verified: true });
   const first = await post('/api/account/mfa/totp/setup', a.token, { current_password: PASSWORD });
   s.clock.advance(10 * 60_000 + 1_000);
   assertProblem(await post('/api/account/mfa/totp/confirm', a.token, { code: codeAt(first.json.secret, s.clock.now()) }), 400, 'BAD_REQUEST');
@@ -89,26 +89,40 @@ test('a setup left pending past 10 minutes can no longer be confirmed; a new set
   assert.equal(ok.status, 200, ok.text);
 });
 
-test('regenerate needs the password and two-step on; the new codes void the earlier ones', async () => {
-  const a = await signedIn(s);
-  assertProblem(await post('/api/account/mfa/recovery-codes', a.token, { current_password: PASSWORD }), 400, 'BAD_REQUEST', 'not enabled');
-  const { recoveryCodes } = await enableTwoStep(s, a);
-  assertProblem(await post('/api/account/mfa/recovery-codes', a.token, { current_password: 'nope nope' }), 401, 'UNAUTHENTICATED');
-  assertProblem(await post('/api/account/mfa/recovery-codes', a.token, {}), 401, 'UNAUTHENTICATED', 'no password from an account that has one');
-  const r = await post('/api/account/mfa/recovery-codes', a.token, { current_password: PASSWORD });
+test('new recovery codes need the password and a second factor, which they use up; earlier codes die; the notice follows', async () => {
+  const a = await signedIn(s, { verified: true });
+  const regenerate = (body: unknown) => post('/api/account/mfa/recovery-codes', a.token, body);
+  assertProblem(await regenerate({ current_password: PASSWORD, code: '123456' }), 400, 'BAD_REQUEST', 'not enabled');
+  const { secret, recoveryCodes } = await enableTwoStep(s, a);
+  assertProblem(await regenerate({ current_password: 'nope nope', code: freshCode(s, secret) }), 401, 'UNAUTHENTICATED');
+  assertProblem(await regenerate({ code: freshCode(s, secret) }), 401, 'UNAUTHENTICATED', 'no password from an account that has one');
+  // The password alone no longer makes codes that could turn two-step off (API.md 7a).
+  assertProblem(await regenerate({ current_password: PASSWORD }), 400, 'BAD_REQUEST', 'no code');
+  const wrong = String((Number(codeAt(secret, s.clock.now())) + 1) % 1_000_000).padStart(6, '0');
+  assertProblem(await regenerate({ current_password: PASSWORD, code: wrong }), 400, 'BAD_REQUEST', 'a wrong code');
+  assert.equal(s.smtp.to(a.email, 'recovery-codes-regenerated').length, 0);
+
+  const r = await regenerate({ current_password: PASSWORD, code: recoveryCodes[0] });
   assert.equal(r.status, 200, r.text);
   assert.equal(r.json.recovery_codes.length, 10);
   assert.ok(!r.json.recovery_codes.some((c: string) => recoveryCodes.includes(c)));
-  // An old code no longer turns two-step off; a new one does.
-  const del = (code: string) => s.request('/api/account/mfa/totp', { method: 'DELETE', bearer: a.token, body: { current_password: PASSWORD, code } });
-  assertProblem(await del(recoveryCodes[0]!), 400, 'BAD_REQUEST', 'voided code');
+  const notice = await s.smtp.waitFor(a.email, 'recovery-codes-regenerated');
+  assert.equal(notice.token, null, 'the notice carries no credential');
+  // A current TOTP code does it too, once.
+  const code = freshCode(s, secret);
+  assert.equal((await regenerate({ current_password: PASSWORD, code })).status, 200);
+  assertProblem(await regenerate({ current_password: PASSWORD, code }), 400, 'BAD_REQUEST', 'the same TOTP code again');
+  const newest = (await regenerate({ current_password: PASSWORD, code: freshCode(s, secret) })).json.recovery_codes as string[];
+  // An earlier code no longer turns two-step off; a new one does.
+  const del = (c: string) => s.request('/api/account/mfa/totp', { method: 'DELETE', bearer: a.token, body: { current_password: PASSWORD, code: c } });
+  assertProblem(await del(r.json.recovery_codes[0]), 400, 'BAD_REQUEST', 'voided code');
   assert.deepEqual(await mfaOf(a.token), { totp: true, recovery_codes_left: 10, passkeys: 0 });
-  const off = await del(r.json.recovery_codes[0]);
+  const off = await del(newest[0]!);
   assert.equal(off.status, 204, off.text);
 });
 
 test('disable needs the password and a code (TOTP or recovery); a wrong code is 400; the mfa-disabled notice follows', async () => {
-  const a = await signedIn(s);
+  const a = await signedIn(s, { verified: true });
   const { secret, recoveryCodes } = await enableTwoStep(s, a);
   const del = (body: unknown) => s.request('/api/account/mfa/totp', { method: 'DELETE', bearer: a.token, body });
   assertProblem(await del({ current_password: 'wrong password', code: freshCode(s, secret) }), 401, 'UNAUTHENTICATED');
@@ -132,7 +146,7 @@ test('disable needs the password and a code (TOTP or recovery); a wrong code is 
 });
 
 test('GraphQL: setupTotp, confirmTotp, me.mfa, regenerateRecoveryCodes and disableTotp answer as REST does', async () => {
-  const a = await signedIn(s);
+  const a = await signedIn(s, { verified: true });
   const auth = { bearer: a.token };
   const setup = await gql(s, 'mutation ($p: String) { setupTotp(currentPassword: $p) { secret otpauthUrl qrSvg } }', { p: PASSWORD }, auth);
   const secret: string = setup.json.data.setupTotp.secret;
@@ -143,8 +157,15 @@ test('GraphQL: setupTotp, confirmTotp, me.mfa, regenerateRecoveryCodes and disab
   const me = await gql(s, '{ me { mfa { totp recoveryCodesLeft passkeys } } }', {}, auth);
   assert.deepEqual(me.json.data.me.mfa, { totp: true, recoveryCodesLeft: 10, passkeys: 0 });
   assert.equal(gqlCode(await gql(s, 'mutation { setupTotp(currentPassword: "correct horse battery") { secret } }', {}, auth)), 'CONFLICT');
-  const regen = await gql(s, 'mutation ($p: String!) { regenerateRecoveryCodes(currentPassword: $p) { recoveryCodes } }', { p: PASSWORD }, auth);
-  assert.equal(regen.json.data.regenerateRecoveryCodes.recoveryCodes.length, 10);
+  const noCode = await gql(s, 'mutation ($p: String!) { regenerateRecoveryCodes(currentPassword: $p) { recoveryCodes } }', { p: PASSWORD }, auth);
+  assert.equal(gqlCode(noCode), 'BAD_REQUEST', 'the code is required');
+  const regen = await gql(
+    s,
+    'mutation ($p: String!, $c: String!) { regenerateRecoveryCodes(currentPassword: $p, code: $c) { recoveryCodes } }',
+    { p: PASSWORD, c: freshCode(s, secret) },
+    auth,
+  );
+  assert.equal(regen.json.data.regenerateRecoveryCodes.recoveryCodes.length, 10, regen.text);
   const wrongPw = await gql(s, 'mutation ($c: String!) { disableTotp(currentPassword: "not it at all", code: $c) }', { c: freshCode(s, secret) }, auth);
   assert.equal(gqlCode(wrongPw), 'UNAUTHENTICATED');
   const off = await gql(s, 'mutation ($p: String!, $c: String!) { disableTotp(currentPassword: $p, code: $c) }', { p: PASSWORD, c: freshCode(s, secret) }, auth);

@@ -16,7 +16,7 @@ const { server: s, origin } = useServerAtOrigin();
 const browser = useBrowser();
 
 test('in Chromium, the /mfa page takes the code, signs the browser in, and shows a wrong code\'s detail', async () => {
-  const a = await signedIn(s);
+  const a = await signedIn(s, { verified: true });
   const { secret } = await enableTwoStep(s, a);
   const login = await s.request('/auth/login', { method: 'POST', body: { email: a.email, password: PASSWORD } });
   const token: string = login.json.mfa_token;

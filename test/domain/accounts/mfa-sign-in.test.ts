@@ -16,7 +16,7 @@ const s = useServer({ env: { TRUST_PROXY: 'true' } });
 
 async function twoStepAccount(): Promise<SignedIn & TwoStep & { ip: string }> {
   const ip = randomIp();
-  const a = await signedIn(s, { headers: fromIp(ip) });
+  const a = await signedIn(s, { headers: fromIp(ip), verified: true });
   return { ...a, ...(await enableTwoStep(s, a)), ip };
 }
 
@@ -192,7 +192,7 @@ test('GraphQL: login answers mfaRequired with an mfaToken and no token; verifyMf
     { method: 'password', secondStep: true, current: true },
   );
   // An account without two-step: the existing selection still answers a session.
-  const plain = await signedIn(s, { headers: fromIp(randomIp()) });
+  const plain = await signedIn(s, { headers: fromIp(randomIp()), verified: true });
   const old = await gql(s, 'mutation ($e: String!, $p: String!) { login(email: $e, password: $p) { token emailVerified expiresAt } }', {
     e: plain.email,
     p: PASSWORD,

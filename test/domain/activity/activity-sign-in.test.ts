@@ -26,7 +26,7 @@ interface Event {
 }
 
 test('sign-in, two-step and provider events: each once, in order, masked, with their notices', async () => {
-  const a = await signedIn(s, { headers });
+  const a = await signedIn(s, { headers, verified: true });
 
   assert.equal((await post('/auth/login', { email: a.email, password: 'not the password' })).status, 401);
   const { secret, recoveryCodes } = await enableTwoStep(s, a);
@@ -39,7 +39,7 @@ test('sign-in, two-step and provider events: each once, in order, masked, with t
   assert.equal(verified.status, 200, verified.text);
   const token: string = verified.json.token;
 
-  const regen = await post('/api/account/mfa/recovery-codes', { current_password: PASSWORD }, token);
+  const regen = await post('/api/account/mfa/recovery-codes', { current_password: PASSWORD, code: freshCode(s, secret) }, token);
   assert.equal(regen.status, 200, regen.text);
   assert.notDeepEqual(regen.json.recovery_codes, recoveryCodes);
   const off = await s.request('/api/account/mfa/totp', {
@@ -92,17 +92,17 @@ test('sign-in, two-step and provider events: each once, in order, masked, with t
   }
 
   // Notices, once each, none with a link or a credential.
-  for (const kind of ['mfa-enabled', 'mfa-disabled', 'provider-linked']) {
+  for (const kind of ['mfa-enabled', 'recovery-codes-regenerated', 'mfa-disabled', 'provider-linked']) {
     const mail = await s.smtp.waitFor(a.email, kind);
     assert.equal(mail.token, null, kind);
     assert.equal(mail.links.length, 0, kind);
   }
   await new Promise((resolve) => setTimeout(resolve, 300));
-  for (const kind of ['mfa-enabled', 'mfa-disabled', 'provider-linked']) assert.equal(s.smtp.to(a.email, kind).length, 1, kind);
+  for (const kind of ['mfa-enabled', 'recovery-codes-regenerated', 'mfa-disabled', 'provider-linked']) assert.equal(s.smtp.to(a.email, kind).length, 1, kind);
 });
 
 test('a refused attempt (429) is not written; an unknown email writes nothing anywhere', async () => {
-  const a = await signedIn(s, { headers });
+  const a = await signedIn(s, { headers, verified: true });
   await s.deps.background.drain();
   const before = await s.deps.db.securityEvent.count();
   assert.equal((await post('/auth/login', { email: uniqueEmail('nobody'), password: 'whatever it is' })).status, 401);
@@ -120,7 +120,7 @@ test('a refused attempt (429) is not written; an unknown email writes nothing an
 });
 
 test('confirming a pending link with the password records provider_linked once and sends the notice', async () => {
-  const a = await signedIn(s, { headers });
+  const a = await signedIn(s, { headers, verified: true });
   const trip = await roundTrip(s, fake, 'google', fakeUser(a.email));
   const location = new URL(String(trip.callback.headers.location));
   assert.equal(location.pathname, '/link-account');

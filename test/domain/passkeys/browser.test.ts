@@ -8,7 +8,7 @@
 // is chosen first and which passes bytes to the server once it is up.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { signup } from '../../support/accounts.js';
+import { signup, verify } from '../../support/accounts.js';
 import { ARTIFACTS, pageProblems, useBrowser, useServerAtOrigin } from '../../support/browser.js';
 
 // Default RP: rp id `localhost`, origin http://localhost:<forwarder port>; cookie writes from it pass.
@@ -18,6 +18,7 @@ const browser = useBrowser();
 
 test('in Chromium with a virtual authenticator: sign in with the password, add a passkey, sign out, sign in with the passkey', async () => {
   const account = await signup(s);
+  await verify(s, account);
   const context = await browser().newContext();
   const page = await context.newPage();
   const problems = pageProblems(page);

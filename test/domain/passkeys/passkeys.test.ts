@@ -47,7 +47,7 @@ const me = (bearer: string) => s.request('/api/account', { bearer });
 
 test('registration options: the account id as user handle, UV and a discoverable credential required, existing credentials excluded', async () => {
   assertProblem(await s.request('/api/account/passkeys/options', { method: 'POST' }), 401, 'UNAUTHENTICATED');
-  const u = await signedIn(s);
+  const u = await signedIn(s, { verified: true });
   const first = await registrationOptions(as(u));
   assert.equal(first.status, 200);
   const o = first.json;
@@ -74,7 +74,7 @@ test('registration options: the account id as user handle, UV and a discoverable
 });
 
 test('adding a passkey stores key, counter, transports and backup flags, names it, and sends the passkey-added notice', async () => {
-  const u = await signedIn(s);
+  const u = await signedIn(s, { verified: true });
   const authenticator = new SoftwareAuthenticator(APP_URL);
   const added = await register(as(u), authenticator, undefined, { flags: FLAGS.UP | FLAGS.UV | FLAGS.AT | FLAGS.BE | FLAGS.BS, counter: 7 });
   assert.match(added.id, /^[0-9a-f-]{36}$/);
@@ -101,13 +101,13 @@ test('adding a passkey stores key, counter, transports and backup flags, names i
 });
 
 test('registration: a bad name or body is 400, and a challenge works once, for this session, for 5 minutes', async () => {
-  const u = await signedIn(s);
+  const u = await signedIn(s, { verified: true });
   const authenticator = new SoftwareAuthenticator(APP_URL);
   assertProblem(await addPasskey(as(u), { response: 'nope' }), 400, 'BAD_REQUEST');
   assertProblem(await addPasskey(as(u), {}), 400, 'BAD_REQUEST');
 
   // No ceremony started: 400.
-  const orphan = authenticator.register((await registrationOptions(as(await signedIn(s)))).json);
+  const orphan = authenticator.register((await registrationOptions(as(await signedIn(s, { verified: true })))).json);
   assertProblem(await addPasskey(as(u), { response: orphan }), 400, 'BAD_REQUEST');
 
   const options = (await registrationOptions(as(u))).json;
@@ -129,7 +129,7 @@ test('registration: a bad name or body is 400, and a challenge works once, for t
 });
 
 test('registration fails verification for another origin, another RP id, no user verification or a tampered challenge', async () => {
-  const u = await signedIn(s);
+  const u = await signedIn(s, { verified: true });
   const cases: [string, CeremonyOverrides][] = [
     ['origin', { origin: 'https://evil.example.test' }],
     ['rp id', { rpId: 'evil.example.test' }],
@@ -146,8 +146,8 @@ test('registration fails verification for another origin, another RP id, no user
 });
 
 test('list, rename and delete on REST and GraphQL; another account\'s passkey is 404', async () => {
-  const u = await signedIn(s);
-  const stranger = await signedIn(s);
+  const u = await signedIn(s, { verified: true });
+  const stranger = await signedIn(s, { verified: true });
   const first = await register(as(u), new SoftwareAuthenticator(APP_URL), 'First');
   const second = await register(as(u), new SoftwareAuthenticator(APP_URL), 'Second');
   const theirs = await register(as(stranger), new SoftwareAuthenticator(APP_URL), 'Theirs');
@@ -182,7 +182,7 @@ test('list, rename and delete on REST and GraphQL; another account\'s passkey is
 });
 
 test('GET /api/account counts the passkeys (mfa.passkeys), fresh after adding and removing one', async () => {
-  const u = await signedIn(s);
+  const u = await signedIn(s, { verified: true });
   assert.equal((await me(u.token)).json.mfa.passkeys, 0);
   const p = await register(as(u), new SoftwareAuthenticator(APP_URL));
   assert.equal((await me(u.token)).json.mfa.passkeys, 1);
@@ -191,7 +191,7 @@ test('GET /api/account counts the passkeys (mfa.passkeys), fresh after adding an
 });
 
 test('the last-method rule counts passkeys: the only passkey of a password-less account stays, and a passkey lets the last provider go', async () => {
-  const u = await signedIn(s);
+  const u = await signedIn(s, { verified: true });
   const p = await register(as(u), new SoftwareAuthenticator(APP_URL));
   // A password and a passkey: either may go, not both.
   await s.deps.db.account.update({ where: { id: u.id }, data: { passwordHash: null } });
@@ -213,7 +213,7 @@ test('the last-method rule counts passkeys: the only passkey of a password-less 
 
 test('unlinking the last provider and deleting the last passkey at once: one of them is refused', async () => {
   for (let round = 0; round < 3; round++) {
-    const u = await signedIn(s);
+    const u = await signedIn(s, { verified: true });
     const p = await register(as(u), new SoftwareAuthenticator(APP_URL));
     await s.deps.db.account.update({ where: { id: u.id }, data: { passwordHash: null } });
     await s.deps.db.linkedIdentity.create({ data: { accountId: u.id, provider: 'google', providerUserId: `g-${u.id}`, email: u.email } });
@@ -228,7 +228,7 @@ test('unlinking the last provider and deleting the last passkey at once: one of 
 });
 
 test('deleting the account removes its passkeys', async () => {
-  const u = await signedIn(s);
+  const u = await signedIn(s, { verified: true });
   await register(as(u), new SoftwareAuthenticator(APP_URL));
   const r = await s.request('/api/account', { method: 'DELETE', ...as(u), body: { email: u.email, password: u.password } });
   assert.equal(r.status, 204, r.text);
@@ -236,7 +236,7 @@ test('deleting the account removes its passkeys', async () => {
 });
 
 test('passkey sign-in: username-less options, a session exactly like a login (token, cookie), method passkey, last used and counter updated', async () => {
-  const u = await signedIn(s);
+  const u = await signedIn(s, { verified: true });
   const authenticator = new SoftwareAuthenticator(APP_URL);
   const added = await register(as(u), authenticator);
 
@@ -252,7 +252,7 @@ test('passkey sign-in: username-less options, a session exactly like a login (to
   assert.equal(r.status, 200, r.text);
   assert.deepEqual(Object.keys(r.json).sort(), ['email_verified', 'expires_at', 'token']);
   assert.match(r.json.token, /^[a-z2-7]{32}$/);
-  assert.equal(r.json.email_verified, false);
+  assert.equal(r.json.email_verified, true);
   assert.equal(sessionCookie(r), r.json.token);
   assert.equal((await me(r.json.token)).json.id, u.id);
   const session = await s.deps.db.session.findFirstOrThrow({ where: { accountId: u.id }, orderBy: { createdAt: 'desc' } });
@@ -273,7 +273,7 @@ test('passkey sign-in: username-less options, a session exactly like a login (to
 });
 
 test('passkey sign-in over GraphQL answers like REST and sets the cookie', async () => {
-  const u = await signedIn(s);
+  const u = await signedIn(s, { verified: true });
   const authenticator = new SoftwareAuthenticator(APP_URL);
   await register(as(u), authenticator);
   const start = await gql(s, 'mutation { passkeyLoginOptions { challengeId options } }');
@@ -294,7 +294,7 @@ test('passkey sign-in over GraphQL answers like REST and sets the cookie', async
 });
 
 test('a passkey sign-in satisfies two-step sign-in: no code is asked', async () => {
-  const u = await signedIn(s);
+  const u = await signedIn(s, { verified: true });
   const authenticator = new SoftwareAuthenticator(APP_URL);
   await register(as(u), authenticator);
   await s.deps.db.totpCredential.create({ data: { accountId: u.id, secret: 'sealed-secret-not-read-here', enabledAt: s.clock.now() } });
@@ -305,7 +305,7 @@ test('a passkey sign-in satisfies two-step sign-in: no code is asked', async () 
 });
 
 test('sign-in challenges work once, expire after 5 minutes, and unknown ones are 400', async () => {
-  const u = await signedIn(s);
+  const u = await signedIn(s, { verified: true });
   const authenticator = new SoftwareAuthenticator(APP_URL);
   await register(as(u), authenticator);
   const options = (await loginOptions()).json;
@@ -324,7 +324,7 @@ test('sign-in challenges work once, expire after 5 minutes, and unknown ones are
 });
 
 test('a counter that does not move forward is refused (401), and the stored counter stays', async () => {
-  const u = await signedIn(s);
+  const u = await signedIn(s, { verified: true });
   const authenticator = new SoftwareAuthenticator(APP_URL);
   const added = await register(as(u), authenticator);
   assert.equal((await signInWith(authenticator, { counter: 10 })).status, 200);
@@ -337,7 +337,7 @@ test('a counter that does not move forward is refused (401), and the stored coun
 });
 
 test('two sign-ins presenting the same counter at once: one session, the other 401 (compare-and-set on the counter)', async () => {
-  const u = await signedIn(s);
+  const u = await signedIn(s, { verified: true });
   const authenticator = new SoftwareAuthenticator(APP_URL);
   await register(as(u), authenticator);
   for (let counter = 1; counter <= 3; counter++) {
@@ -350,8 +350,8 @@ test('two sign-ins presenting the same counter at once: one session, the other 4
 });
 
 test('sign-in fails (401) for an unknown credential, another origin or RP id, no user verification, or a user handle of another account', async () => {
-  const u = await signedIn(s);
-  const stranger = await signedIn(s);
+  const u = await signedIn(s, { verified: true });
+  const stranger = await signedIn(s, { verified: true });
   const authenticator = new SoftwareAuthenticator(APP_URL);
   await register(as(u), authenticator);
   const unknown = new SoftwareAuthenticator(APP_URL);
@@ -387,7 +387,7 @@ test('/passkeys is a first-party page with a strict CSP, and its script bundles 
 });
 
 test('the security activity records passkey_added, sign_in by passkey, sign_in_failed and passkey_removed', async () => {
-  const u = await signedIn(s);
+  const u = await signedIn(s, { verified: true });
   const authenticator = new SoftwareAuthenticator(APP_URL);
   const added = await register(as(u), authenticator, 'Activity key');
   await register(as(u), new SoftwareAuthenticator(APP_URL), 'Spare');
@@ -403,7 +403,7 @@ test('the security activity records passkey_added, sign_in by passkey, sign_in_f
 });
 
 test('an account holds at most 20 passkeys (409)', async () => {
-  const u = await signedIn(s);
+  const u = await signedIn(s, { verified: true });
   await s.deps.db.passkey.createMany({
     data: Array.from({ length: 20 }, (_, i) => ({
       accountId: u.id,

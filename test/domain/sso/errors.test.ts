@@ -122,7 +122,7 @@ test('a provider without client credentials is disabled: 404', async () => {
 
 test('unlink: 204 with a password; 404 when not linked or unknown; listed providers follow', async () => {
   const email = uniqueEmail('ul.password');
-  const { token: bearer } = await signedIn(s, { email });
+  const { token: bearer } = await signedIn(s, { email, verified: true });
   const browser = new Browser();
   browser.cookies.set('session', bearer);
   await roundTrip(s, fake, 'google', fakeUser(email), { browser, intent: 'link' });
@@ -171,7 +171,7 @@ test('unlink: two concurrent unlinks of a password-less account with two provide
 
 test('an account that already has another identity of the provider is not given a second one', async () => {
   const email = uniqueEmail('pl.second');
-  const { token: bearer } = await signedIn(s, { email });
+  const { token: bearer } = await signedIn(s, { email, verified: true });
   const browser = new Browser();
   browser.cookies.set('session', bearer);
   await roundTrip(s, fake, 'google', fakeUser(uniqueEmail('pl.second.g1')), { browser, intent: 'link' });

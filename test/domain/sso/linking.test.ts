@@ -116,7 +116,7 @@ test('an SSO email matching a password-less account is never merged: back to the
 });
 
 test('intent=link binds the provider to the signed-in account, whatever the provider email', async () => {
-  const { token: bearer } = await signedIn(s, { email: uniqueEmail('link.owner') });
+  const { token: bearer } = await signedIn(s, { email: uniqueEmail('link.owner'), verified: true });
   const browser = new Browser();
   browser.cookies.set('session', bearer);
   const providerEmail = uniqueEmail('link.elsewhere');
@@ -138,7 +138,7 @@ test('intent=link for an identity linked to another account is refused and chang
   const identity = await s.deps.db.linkedIdentity.findFirstOrThrow({
     where: { account: { id: (await accountOf(s, { cookie: owner.browser.session! })).json.id } },
   });
-  const { token: bearer } = await signedIn(s, { email: uniqueEmail('link.second') });
+  const { token: bearer } = await signedIn(s, { email: uniqueEmail('link.second'), verified: true });
   const browser = new Browser();
   browser.cookies.set('session', bearer);
   const user = { id: identity.providerUserId, email: identity.email, emailVerified: true };
@@ -154,7 +154,7 @@ test('intent=link needs a session at start (401) and the same account at the cal
   assertProblem(noSession, 401, 'UNAUTHENTICATED');
   assert.equal(noSession.headers.location, undefined);
 
-  const { token: bearer } = await signedIn(s, { email: uniqueEmail('link.logout') });
+  const { token: bearer } = await signedIn(s, { email: uniqueEmail('link.logout'), verified: true });
   const browser = new Browser();
   browser.cookies.set('session', bearer);
   const start = await browser.get(s, '/auth/oauth/google/start?intent=link');

@@ -84,7 +84,7 @@ test('an email the provider does not vouch for creates no account and matches no
 });
 
 test('an identity with an unverified email can still be linked from settings by a signed-in user', async () => {
-  const { token: bearer } = await signedIn(s);
+  const { token: bearer } = await signedIn(s, { verified: true });
   const browser = new Browser();
   browser.cookies.set('session', bearer);
   const providerEmail = uniqueEmail('unverified.elsewhere');

@@ -106,3 +106,25 @@ test('no decision ever gives an account a second identity of the provider or mer
     if (d.kind === 'sign-up') assert.ok(facts.kind === 'sign-in' && facts.identityAccountId === null && facts.emailAccount === null, why);
   }
 });
+
+const reauth = (viewerSessionId: string | null, identityAccountId: string | null, twoStepOn = false): SsoFacts => ({
+  kind: 'reauth',
+  accountId: LINKER,
+  sessionId: 'session-that-started',
+  viewerSessionId,
+  identityAccountId,
+  twoStepOn,
+});
+
+test('reauth: only the session that started it, with the identity linked to its account, two-step off', () => {
+  assert.deepEqual(decideSsoOutcome(reauth('session-that-started', LINKER)), {
+    kind: 'reauthenticate',
+    accountId: LINKER,
+    sessionId: 'session-that-started',
+  });
+  assert.deepEqual(decideSsoOutcome(reauth('another-session', LINKER)), { kind: 'refused', reason: 'session_changed' });
+  assert.deepEqual(decideSsoOutcome(reauth(null, LINKER)), { kind: 'refused', reason: 'session_changed' });
+  assert.deepEqual(decideSsoOutcome(reauth('session-that-started', IDENTITY_OWNER)), { kind: 'refused', reason: 'identity_mismatch' });
+  assert.deepEqual(decideSsoOutcome(reauth('session-that-started', null)), { kind: 'refused', reason: 'identity_mismatch' });
+  assert.deepEqual(decideSsoOutcome(reauth('session-that-started', LINKER, true)), { kind: 'refused', reason: 'second_step_required' });
+});

@@ -74,7 +74,7 @@ builder.mutationFields((t) => ({
   verifyEmail: t.field({
     type: VerifyEmailPayload,
     args: { token: t.arg.string({ required: true }) },
-    resolve: (_root, args, ctx) => verifyEmail(ctx.deps, args.token),
+    resolve: (_root, args, ctx) => verifyEmail(ctx.deps, args.token, ctx.client),
   }),
   resendVerification: t.boolean({
     authScopes: { signedIn: true },

@@ -64,10 +64,14 @@ builder.mutationFields((t) => ({
   }),
   regenerateRecoveryCodes: t.field({
     type: RecoveryCodesRef,
+    description: 'New recovery codes (earlier ones void). Needs a recently authenticated session (REAUTH_REQUIRED otherwise).',
     authScopes: { signedIn: true },
-    args: { currentPassword: t.arg.string({ required: false, description: 'Absent for an account without a password.' }) },
+    args: {
+      currentPassword: t.arg.string({ required: false, description: 'Absent for an account without a password.' }),
+      code: t.arg.string({ required: true, description: 'A current TOTP code or an unused recovery code (used up).' }),
+    },
     resolve: async (_root, args, ctx) => ({
-      recoveryCodes: await regenerateRecoveryCodes(ctx.deps, ctx.viewer!, args.currentPassword, ctx.client),
+      recoveryCodes: await regenerateRecoveryCodes(ctx.deps, ctx.viewer!, args, ctx.client),
     }),
   }),
   verifyMfa: t.field({

@@ -10,7 +10,7 @@ import type { GraphQLContext } from '../context.js';
 import { AccountRef } from './account.js';
 import { AuthPayloadRef } from './session.js';
 
-const relyingParty = (ctx: GraphQLContext): RelyingParty => ({
+export const relyingParty = (ctx: GraphQLContext): RelyingParty => ({
   id: ctx.deps.config.webauthn.rpId,
   name: ctx.deps.config.serviceName,
   origins: ctx.deps.config.webauthn.origins,

@@ -14,6 +14,8 @@ import { isProviderName, type ProviderName } from '../../../domain/sso/identity.
 import type { SsoProvider } from '../../../domain/sso/providers.js';
 import { badStatePage } from '../../pages/bad-state-page.js';
 import { browserBinding, saveFlow, STATE_TTL_MS, takeFlow, type Intent } from '../../../domain/sso/state.js';
+import { guardAddition } from '../../../domain/sessions/recent-auth.js';
+import { assertProviderReauthAllowed } from '../../../domain/sso/provider-reauth.js';
 
 
 type ProviderParams = { Params: { provider: string }; Querystring: Record<string, unknown> };
@@ -50,11 +52,17 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
   app.get<ProviderParams>('/auth/oauth/:provider/start', async (req, reply) => {
     const provider = providerOf(req.params.provider);
     const intentParam = first(req.query.intent);
-    if (intentParam !== undefined && intentParam !== 'link') throw badRequest('intent must be "link" or absent.');
+    if (intentParam !== undefined && intentParam !== 'link' && intentParam !== 'reauth') throw badRequest('intent must be "link", "reauth" or absent.');
     let intent: Intent = { kind: 'sign-in' };
     if (intentParam === 'link') {
       if (!req.viewer) throw unauthenticated('Sign in before linking a provider.');
+      // A new way in: only to a proven address, from a session that proved itself lately (API.md 7a).
+      await guardAddition(deps, req.viewer, { verified: true, recent: true });
       intent = { kind: 'link', accountId: req.viewer.accountId };
+    } else if (intentParam === 'reauth') {
+      if (!req.viewer) throw unauthenticated('Sign in first.');
+      await assertProviderReauthAllowed(deps, req.viewer, provider.name);
+      intent = { kind: 'reauth', accountId: req.viewer.accountId, sessionId: req.viewer.sessionId };
     }
     const binding = browserBinding(req.cookies[bindingCookie]);
     let target: URL | undefined;
@@ -92,7 +100,8 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
         return null;
       });
       if (!identity) return refuse(reply, provider.name, 'provider_error');
-      outcome = await completeSso(deps, { identity, intent: flow.intent, viewerAccountId: req.viewer?.accountId ?? null }, clientInfo(req));
+      const viewer = { viewerAccountId: req.viewer?.accountId ?? null, viewerSessionId: req.viewer?.sessionId ?? null };
+      outcome = await completeSso(deps, { identity, intent: flow.intent, ...viewer }, clientInfo(req));
     } catch (err) {
       logger.error({ provider: provider.name, err: (err as Error).message }, 'sso callback failed');
       return refuse(reply, provider.name, 'server_error');
@@ -103,6 +112,8 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
         return toApp(reply, '/');
       case 'linked':
         return toApp(reply, '/', { sso_linked: provider.name });
+      case 'reauthenticated':
+        return toApp(reply, '/', { sso_reauth: provider.name });
       case 'pending-link':
         return toApp(reply, '/link-account', { token: outcome.token });
       case 'mfa-required':

@@ -7,6 +7,7 @@ const AccountFields = graphql(`
   fragment AccountFields on Account {
     id email emailVerified slug plan linkedProviders { provider email linkedAt } lastLogin { at ip }
     mfa { totp recoveryCodesLeft passkeys }
+    reauthenticatedUntil
   }
 `);
 
@@ -28,6 +29,7 @@ export const accountJson = (a: ResultOf<typeof AccountFields>) => ({
   linked_providers: a.linkedProviders.map((p) => ({ provider: p.provider, email: p.email, linked_at: p.linkedAt })),
   last_login: a.lastLogin ? { at: a.lastLogin.at, ip: a.lastLogin.ip } : null,
   mfa: { totp: a.mfa.totp, recovery_codes_left: a.mfa.recoveryCodesLeft, passkeys: a.mfa.passkeys },
+  reauthenticated_until: a.reauthenticatedUntil,
 });
 
 /** A session, or (two-step sign-in on) only what the second step needs: API.md section 7. */
@@ -118,6 +120,15 @@ export const accountRoutes: RestRoute[] = [
     document: meDocument,
     status: 200,
     respond: (d) => accountJson(signedIn(d.me)),
+  }),
+  route({
+    method: 'POST',
+    url: '/api/account/reauth',
+    document: graphql(
+      'mutation ($password: String, $code: String, $challengeId: String, $response: JSONObject) { reauthenticate(password: $password, code: $code, challengeId: $challengeId, response: $response) }',
+    ),
+    body: { password: 'password', code: 'code', challenge_id: 'challengeId', response: 'response' },
+    status: 204,
   }),
   route({
     method: 'PATCH',

@@ -31,8 +31,10 @@ export const mfaRoutes: RestRoute[] = [
   route({
     method: 'POST',
     url: '/api/account/mfa/recovery-codes',
-    document: graphql('mutation ($currentPassword: String) { regenerateRecoveryCodes(currentPassword: $currentPassword) { recoveryCodes } }'),
-    body: { current_password: 'currentPassword' },
+    document: graphql(
+      'mutation ($currentPassword: String, $code: String!) { regenerateRecoveryCodes(currentPassword: $currentPassword, code: $code) { recoveryCodes } }',
+    ),
+    body: { current_password: 'currentPassword', code: 'code' },
     status: 200,
     respond: (d) => ({ recovery_codes: d.regenerateRecoveryCodes.recoveryCodes }),
   }),
