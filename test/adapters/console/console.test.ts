@@ -49,6 +49,22 @@ async function signOut(p: Page): Promise<void> {
   await p.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
 }
 
+/** The session's recent sign-in is over (API.md 7a): the server's clock moves past the window. */
+const letReauthWindowPass = () => s.clock.advance(11 * 60_000);
+
+/** The confirmation dialog asks for the password; a wrong one is explained, the right one closes it. */
+async function confirmInDialog(p: Page, password: string, screenshot?: string): Promise<void> {
+  const dialog = p.getByRole('dialog', { name: 'Confirm it’s you' });
+  await dialog.waitFor();
+  await dialog.getByLabel('Password', { exact: true }).fill('not the password');
+  await dialog.getByRole('button', { name: 'Confirm', exact: true }).click();
+  await assert.doesNotReject(dialog.getByText('That is not your password.').waitFor());
+  if (screenshot) await checkPage(p, screenshot);
+  await dialog.getByLabel('Password', { exact: true }).fill(password);
+  await dialog.getByRole('button', { name: 'Confirm', exact: true }).click();
+  await dialog.waitFor({ state: 'detached' });
+}
+
 async function signIn(p: Page, email: string, password: string): Promise<void> {
   await p.goto(url('/sign-in'));
   await p.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
@@ -277,7 +293,10 @@ test('linked providers: Link Google goes through the provider and back; unlink',
   const providers = page().locator('#providers');
   fake.google.user = fakeUser(`g-${person.email}`);
   fake.google.deny = false;
+  // Long after the sign-in: linking asks to confirm it is you first, then goes on by itself.
+  letReauthWindowPass();
   await providers.getByRole('link', { name: 'Link Google' }).click();
+  await confirmInDialog(page(), person.password, 'security-reauth-dialog');
   await page().waitForURL(url('/security'));
   await assert.doesNotReject(page().getByText('Google is now linked to your account.').waitFor());
   await assert.doesNotReject(providers.getByText(`g-${person.email}`, { exact: false }).waitFor());
@@ -299,7 +318,14 @@ test('passkeys: add one (virtual authenticator), rename it, sign out, sign in wi
   });
   const passkeys = page().locator('#passkeys');
   await assert.doesNotReject(passkeys.getByText('No passkey yet.').waitFor());
+  // Closing the confirmation changes nothing; confirming adds the passkey without a second click.
+  letReauthWindowPass();
   await passkeys.getByRole('button', { name: 'Add a passkey' }).click();
+  const dialog = page().getByRole('dialog', { name: 'Confirm it’s you' });
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await assert.doesNotReject(passkeys.getByText('Cancelled: nothing was changed.').waitFor());
+  await passkeys.getByRole('button', { name: 'Add a passkey' }).click();
+  await confirmInDialog(page(), person.password);
   await assert.doesNotReject(passkeys.getByText('The passkey is added.', { exact: false }).waitFor());
   const row = passkeys.locator('li.row').first();
   const name = (await row.locator('strong').textContent()) ?? '';
@@ -375,8 +401,13 @@ test('two-step sign-in: set up with the QR code, recovery codes shown once; sign
   await assert.doesNotReject(page().locator('#sessions li.current').getByText('password', { exact: false }).waitFor());
 
   const regenerate = twoStep.locator('#regenerate-codes');
+  letReauthWindowPass();
   await regenerate.getByLabel('Current password').fill(person.password);
+  await regenerate.getByLabel('Code from your app, or a recovery code').fill(freshCode(s, secret));
   await regenerate.getByRole('button', { name: 'Make new recovery codes' }).click();
+  // The dialog offers the code too (two-step is on); the password confirms it here.
+  await page().getByRole('dialog', { name: 'Confirm it’s you' }).getByLabel('Code from your app, or a recovery code').waitFor();
+  await confirmInDialog(page(), person.password);
   await codes.first().waitFor();
   const fresh = ((await codes.allTextContents()) as string[]).map((c) => c.trim());
   assert.equal(fresh.length, 10);
@@ -443,7 +474,8 @@ test('an SSO-only account: GitHub sign-up lands in the console; unlinking its on
   try {
     const p = await context.newPage();
     const email = uniqueEmail('gh');
-    fake.github.user = fakeUser(email);
+    const githubUser = fakeUser(email);
+    fake.github.user = githubUser;
     fake.github.deny = false;
     await p.goto(url('/sign-in'));
     await p.getByRole('link', { name: 'Sign in with GitHub' }).click();
@@ -458,6 +490,27 @@ test('an SSO-only account: GitHub sign-up lands in the console; unlinking its on
     await p.locator('#providers').getByRole('button', { name: 'Unlink GitHub' }).click();
     await assert.doesNotReject(p.locator('#providers .status.error').getByText('set a password', { exact: false }).waitFor());
     await checkPage(p, 'security-sso-only');
+
+    // Long after the sign-in, adding a passkey asks to confirm it is you: with neither password
+    // nor two-step, the dialog sends the person through GitHub, and the add goes on on return.
+    const cdp = await context.newCDPSession(p);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+    letReauthWindowPass();
+    await p.locator('#passkeys').getByRole('button', { name: 'Add a passkey' }).click();
+    const dialog = p.getByRole('dialog', { name: 'Confirm it’s you' });
+    await dialog.waitFor();
+    assert.equal(await dialog.getByLabel('Password', { exact: true }).count(), 0, 'no password to ask for');
+    await checkPage(p, 'security-reauth-provider');
+    fake.github.user = githubUser;
+    await dialog.getByRole('link', { name: 'Continue with GitHub' }).click();
+    await p.waitForURL(url('/security'));
+    await assert.doesNotReject(p.getByText('Confirmed with GitHub.', { exact: false }).waitFor());
+    await assert.doesNotReject(p.locator('#passkeys').getByText('The passkey is added.', { exact: false }).waitFor());
+    await assert.doesNotReject(p.locator('#activity li').getByText('Confirmed it was you with GitHub').first().waitFor());
+    await cdp.detach();
 
     // Two-step on for an account without a password (no password asked); the next GitHub
     // sign-in lands on /mfa?token=… and the code finishes it.
@@ -483,6 +536,7 @@ test('an SSO-only account: GitHub sign-up lands in the console; unlinking its on
     const regenerate = twoStep.locator('#regenerate-codes');
     await regenerate.waitFor();
     assert.equal(await regenerate.getByLabel('Current password').count(), 0);
+    await regenerate.getByLabel('Code from your app, or a recovery code').fill(freshCode(s, secret));
     await regenerate.getByRole('button', { name: 'Make new recovery codes' }).click();
     await twoStep.locator('#recovery-codes ol.codes li').first().waitFor();
     await twoStep.getByRole('button', { name: 'I have saved these codes' }).click();

@@ -3,11 +3,12 @@
 // renders into <main>; the header and the unverified banner come from the signed-in account.
 import { accountView } from './account.js';
 import { explain, gql } from './api.js';
-import { flash, link, loadBoot, setNavigate, state, type Boot, type Me } from './app.js';
+import { flash, link, loadBoot, providerLabel, setNavigate, state, type Boot, type Me } from './app.js';
 import { h, statusLine } from './dom.js';
 import { securityView } from './security.js';
 import { forgotPasswordView, signInView, signUpView, ssoErrorText } from './signed-out.js';
 import { mfaView } from './mfa.js';
+import { takeResume, type Resume } from './reauth.js';
 import { tunnelsView } from './tunnels.js';
 
 type Page = { title: string; auth: 'in' | 'out' | 'any'; render: (boot: Boot, me: Me | null) => Node | Promise<Node> };
@@ -16,13 +17,24 @@ const serviceName = document.querySelector<HTMLMetaElement>('meta[name="service-
 
 const refresh = () => void render(location.pathname, { keepFocus: true });
 
+/** What to take up on the Security page after a re-authentication with a provider. */
+let resume: Resume | null = null;
+
 const PAGES: Record<string, Page> = {
   '/sign-in': { title: 'Sign in', auth: 'out', render: (boot) => signInView(boot) },
   '/sign-up': { title: 'Create your account', auth: 'out', render: (boot) => signUpView(boot) },
   '/forgot-password': { title: 'Forgot your password?', auth: 'any', render: () => forgotPasswordView() },
   '/mfa': { title: 'Second step', auth: 'out', render: () => mfaView() },
   '/account': { title: 'Your account', auth: 'in', render: (_b, me) => accountView(me!, refresh) },
-  '/security': { title: 'Security', auth: 'in', render: (boot, me) => securityView(me!, boot, refresh) },
+  '/security': {
+    title: 'Security',
+    auth: 'in',
+    render: (boot, me) => {
+      const taken = resume;
+      resume = null;
+      return securityView(me!, boot, refresh, taken);
+    },
+  },
   '/tunnels': { title: 'Tunnels', auth: 'in', render: (_b, me) => tunnelsView(me!) },
 };
 /** Paths other helpers' pages used; the console answers them. */
@@ -116,11 +128,19 @@ async function render(rawPath: string, opts: { keepFocus?: boolean } = {}): Prom
   // The SSO callback lands on APP_URL/ with its outcome in the query.
   if (path === '/') {
     const linked = params.get('sso_linked');
+    const reauthed = params.get('sso_reauth');
     const error = params.get('sso_error');
-    if (linked) flash('ok', `${linked === 'github' ? 'GitHub' : linked === 'google' ? 'Google' : linked} is now linked to your account.`);
+    if (linked) flash('ok', `${providerLabel(linked)} is now linked to your account.`);
     if (error && me) flash('error', ssoErrorText(error, params.get('provider')));
-    // A link attempt (from Security) comes back there; a sign-in goes to the account page.
-    path = me ? (linked || error ? '/security' : '/account') : '/sign-in';
+    if (reauthed && me) {
+      // Confirmed with the provider: the action that asked for it goes on.
+      const next = takeResume();
+      if (next?.kind === 'link') return location.assign(`/auth/oauth/${encodeURIComponent(next.provider)}/start?intent=link`);
+      resume = next;
+      flash('ok', `Confirmed with ${providerLabel(reauthed)}. You can add a way to sign in for the next few minutes.`);
+    }
+    // A link or confirmation (from Security) comes back there; a sign-in goes to the account page.
+    path = me ? (linked || error || reauthed ? '/security' : '/account') : '/sign-in';
     const keep = error && !me ? location.search : '';
     history.replaceState(null, '', path + keep);
   }

@@ -4,7 +4,14 @@ import { browserSupportsWebAuthn, startRegistration, type PublicKeyCredentialCre
 import { ApiError, explain, gql } from './api.js';
 import { flash, loadBoot, navigate, providerLabel, section, type Boot, type Me } from './app.js';
 import { describeAgent } from './agent.js';
-import { busy, field, formValues, h, statusLine, timeEl, type Child } from './dom.js';
+import { busy, field, formValues, h, statusLine, timeEl, type Child, type StatusLine } from './dom.js';
+import { ReauthCancelled, ensureRecentAuth, withRecentAuth, type Resume } from './reauth.js';
+
+/** An error as the page shows it; closing the confirmation dialog is no error. */
+function showError(status: StatusLine, err: unknown, asksPassword = false): void {
+  if (err instanceof ReauthCancelled) status.show('info', err.message);
+  else status.show('error', asksPassword && err instanceof ApiError && err.code === 'UNAUTHENTICATED' ? 'That is not your current password.' : explain(err));
+}
 
 /** Something on this page changed the account: the activity list below shows it at once. */
 const ACTIVITY_CHANGED = 'console:activity-changed';
@@ -29,6 +36,24 @@ function providers(me: Me, boot: Boot, refresh: () => void): HTMLElement {
     return h('li', { class: 'row' }, h('div', {}, h('strong', {}, providerLabel(p.provider)), h('br'), h('span', { class: 'muted' }, `${p.email} · linked `, timeEl(p.linkedAt))), unlink);
   });
   const linkable = boot.providers.filter((p) => !linked.has(p));
+  // A new way in: only to a verified address, after a recent sign-in (the dialog asks for one).
+  const linkButton = (p: string) => {
+    const href = `/auth/oauth/${encodeURIComponent(p)}/start?intent=link`;
+    const a = h('a', { class: 'button secondary', href }, `Link ${providerLabel(p)}`);
+    a.addEventListener('click', (e) => {
+      e.preventDefault();
+      if (!me.emailVerified) return status.show('error', 'Verify your email address first: open the link we sent you, then link a provider.');
+      void (async () => {
+        try {
+          await ensureRecentAuth({ kind: 'link', provider: p });
+          location.assign(href);
+        } catch (err) {
+          showError(status, err);
+        }
+      })();
+    });
+    return a;
+  };
   return section(
     'Sign-in methods',
     'providers',
@@ -44,7 +69,7 @@ function providers(me: Me, boot: Boot, refresh: () => void): HTMLElement {
       ? h(
           'div',
           { class: 'actions' },
-          linkable.map((p) => h('a', { class: 'button secondary', href: `/auth/oauth/${encodeURIComponent(p)}/start?intent=link` }, `Link ${providerLabel(p)}`)),
+          linkable.map(linkButton),
         )
       : null,
     status,
@@ -59,7 +84,10 @@ interface Passkey {
   backedUp: boolean;
 }
 
-async function passkeys(): Promise<HTMLElement> {
+/** The browser did not make the passkey (cancelled, or the device cannot): nothing to retry. */
+class NotCreated extends Error {}
+
+async function passkeys(autoAdd: boolean): Promise<HTMLElement> {
   const status = statusLine();
   const list = h('ul', { class: 'list' });
   const body = h('div', {});
@@ -119,25 +147,30 @@ async function passkeys(): Promise<HTMLElement> {
     return li;
   };
   const add = h('button', { type: 'button', id: 'add-passkey' }, 'Add a passkey');
-  add.addEventListener('click', () => {
+  const addOne = async () => {
+    const { passkeyRegistrationOptions } = await gql<{ passkeyRegistrationOptions: PublicKeyCredentialCreationOptionsJSON }>('mutation PasskeyRegistration { passkeyRegistrationOptions }');
+    let response;
+    try {
+      response = await startRegistration({ optionsJSON: passkeyRegistrationOptions });
+    } catch {
+      throw new NotCreated();
+    }
+    await gql('mutation AddPasskey($response: JSONObject!) { addPasskey(response: $response) { id } }', { response });
+  };
+  const startAdd = () => {
     void busy(body, async () => {
       try {
-        const { passkeyRegistrationOptions } = await gql<{ passkeyRegistrationOptions: PublicKeyCredentialCreationOptionsJSON }>('mutation PasskeyRegistration { passkeyRegistrationOptions }');
-        let response;
-        try {
-          response = await startRegistration({ optionsJSON: passkeyRegistrationOptions });
-        } catch {
-          return status.show('error', 'The passkey was not created (cancelled, or this device cannot make one).');
-        }
-        await gql('mutation AddPasskey($response: JSONObject!) { addPasskey(response: $response) { id } }', { response });
+        await withRecentAuth(addOne, { kind: 'add-passkey' });
         status.show('ok', 'The passkey is added. You can sign in with it from the sign-in page.');
         activityChanged();
         await load();
       } catch (err) {
-        status.show('error', explain(err));
+        if (err instanceof NotCreated) status.show('error', 'The passkey was not created (cancelled, or this device cannot make one).');
+        else showError(status, err);
       }
     });
-  });
+  };
+  add.addEventListener('click', startAdd);
   await load();
   append(body, [
     h('p', {}, 'A passkey signs you in with your device (fingerprint, face or screen lock) instead of a password, and cannot be phished.'),
@@ -145,6 +178,8 @@ async function passkeys(): Promise<HTMLElement> {
     browserSupportsWebAuthn() ? add : h('p', { class: 'muted' }, 'This browser cannot create passkeys.'),
     status,
   ]);
+  // Back from confirming it with a provider: the add the person asked for goes on.
+  if (autoAdd && browserSupportsWebAuthn()) queueMicrotask(startAdd);
   return section('Passkeys', 'passkeys', body);
 }
 
@@ -238,20 +273,30 @@ async function twoStep(me: Me): Promise<HTMLElement> {
         }
       });
     });
-    const regenerate = h('form', { novalidate: true, id: 'regenerate-codes' }, h('h3', {}, 'New recovery codes'), h('p', { class: 'hint' }, 'The codes you have now stop working.'), passwordField(), h('button', { type: 'submit', class: 'secondary' }, 'Make new recovery codes'));
+    const regenerate = h(
+      'form',
+      { novalidate: true, id: 'regenerate-codes' },
+      h('h3', {}, 'New recovery codes'),
+      h('p', { class: 'hint' }, 'The codes you have now stop working. A code from your app (or one recovery code) confirms it.'),
+      passwordField(),
+      field('Code from your app, or a recovery code', { name: 'code', type: 'text', autocomplete: 'one-time-code', required: true, maxlength: 32, autocapitalize: 'none', spellcheck: 'false' }),
+      h('button', { type: 'submit', class: 'secondary' }, 'Make new recovery codes'),
+    );
     regenerate.addEventListener('submit', (e) => {
       e.preventDefault();
       const v = formValues(regenerate);
       void busy(regenerate, async () => {
         try {
-          const { regenerateRecoveryCodes } = await gql<{ regenerateRecoveryCodes: { recoveryCodes: string[] } }>(
-            'mutation Regenerate($currentPassword: String) { regenerateRecoveryCodes(currentPassword: $currentPassword) { recoveryCodes } }',
-            { currentPassword: v.currentPassword ?? null },
+          const { regenerateRecoveryCodes } = await withRecentAuth(() =>
+            gql<{ regenerateRecoveryCodes: { recoveryCodes: string[] } }>(
+              'mutation Regenerate($currentPassword: String, $code: String!) { regenerateRecoveryCodes(currentPassword: $currentPassword, code: $code) { recoveryCodes } }',
+              { currentPassword: v.currentPassword ?? null, code: (v.code ?? '').trim() },
+            ),
           );
           showCodes(regenerateRecoveryCodes.recoveryCodes);
           activityChanged();
         } catch (err) {
-          status.show('error', err instanceof ApiError && err.code === 'UNAUTHENTICATED' ? 'That is not your current password.' : explain(err));
+          showError(status, err, true);
         }
       });
     });
@@ -308,7 +353,14 @@ interface SessionRow {
   method: string;
 }
 
-const METHOD_LABEL: Record<string, string> = { password: 'password', google: 'Google', github: 'GitHub', passkey: 'passkey' };
+const METHOD_LABEL: Record<string, string> = {
+  password: 'password',
+  google: 'Google',
+  github: 'GitHub',
+  passkey: 'passkey',
+  totp: 'an authenticator code',
+  recovery_code: 'a recovery code',
+};
 
 async function sessions(): Promise<HTMLElement> {
   const status = statusLine();
@@ -388,6 +440,7 @@ const EVENT_TEXT: Record<string, string> = {
   passkey_added: 'Passkey added',
   passkey_removed: 'Passkey removed',
   slug_changed: 'Slug changed',
+  reauthenticated: 'Confirmed it was you',
 };
 
 function eventDetail(e: SecurityEvent): string {
@@ -398,6 +451,8 @@ function eventDetail(e: SecurityEvent): string {
   if (typeof d.provider === 'string') parts.push(`(${d.provider === 'google' || d.provider === 'github' ? providerLabel(d.provider) : d.provider})`);
   if (typeof d.to === 'string') parts.push(`to ${d.to}`);
   if (typeof d.new_email === 'string') parts.push(`to ${d.new_email}`);
+  if (typeof d.during === 'string') parts.push(`(${d.during})`);
+  if (typeof d.reason === 'string') parts.push(`(${d.reason})`);
   return parts.join(' ');
 }
 
@@ -442,8 +497,8 @@ async function activity(): Promise<HTMLElement> {
   return section('Security activity', 'activity', h('p', {}, 'Sign-ins and changes to your account over the last 90 days, newest first.'), list, h('div', { class: 'actions' }, more), status);
 }
 
-export async function securityView(me: Me, boot: Boot, refresh: () => void): Promise<Node> {
-  const parts = await Promise.all([twoStep(me), passkeys(), sessions(), activity()]);
+export async function securityView(me: Me, boot: Boot, refresh: () => void, resume: Resume | null = null): Promise<Node> {
+  const parts = await Promise.all([twoStep(me), passkeys(resume?.kind === 'add-passkey'), sessions(), activity()]);
   return h('div', {}, h('h1', { tabindex: -1 }, 'Security'), providers(me, boot, refresh), ...parts);
 }
 

@@ -13,6 +13,10 @@ const SSO_ERRORS: Record<string, string> = {
   unverified_email: 'The provider does not confirm that you own that email address, so it cannot be used to sign in. Verify it there, or sign in another way and link the provider from your settings.',
   use_existing_method: 'An account with that email exists and signs in another way. Sign in with that method, then link this provider from your settings.',
   identity_in_use: 'That provider identity is already linked to another account.',
+  provider_already_linked: 'Your account already has another identity of this provider linked.',
+  session_changed: 'You were signed in as someone else when the provider answered. Nothing was changed.',
+  identity_mismatch: 'That is not the account linked to yours at the provider, so it cannot confirm it is you. Nothing was changed.',
+  second_step_required: 'Two-step sign-in is on: confirm it is you with a code from your authenticator app or a passkey instead.',
 };
 
 export function ssoErrorText(code: string, provider: string | null): string {
