@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { hashToken } from '../../../src/infra/crypto/tokens.js';
-import { PASSWORD, signedIn } from '../../support/accounts.js';
+import { PASSWORD, fromIp, randomIp, signedIn } from '../../support/accounts.js';
 import { request, sessionCookie } from '../../support/http.js';
 import { assertProblem } from '../../support/problem.js';
 import { uniqueEmail, useServer } from '../../support/server.js';
@@ -11,7 +11,8 @@ import { useFakeProviders } from '../../support/fake-providers.js';
 import { APP_URL, Browser, accountOf, appRedirect, fakeUser, roundTrip } from '../../support/sso-browser.js';
 
 const fake = useFakeProviders();
-const s = useServer(() => ({ env: { ...fake.env(), APP_URL } }));
+// TRUST_PROXY: the limit test guesses from a network of its own, not the suite's loopback.
+const s = useServer(() => ({ env: { ...fake.env(), APP_URL, TRUST_PROXY: 'true' } }));
 
 async function pendingLinkFor(email: string, provider: 'google' | 'github' = 'google') {
   const { token: bearer } = await signedIn(s, { email });
@@ -22,8 +23,8 @@ async function pendingLinkFor(email: string, provider: 'google' | 'github' = 'go
   return { bearer, user, token: query.get('token')!, trip };
 }
 
-const confirm = (token: string, password: string) =>
-  s.request('/auth/oauth/confirm-link', { method: 'POST', body: { token, password } });
+const confirm = (token: string, password: string, headers: Record<string, string> = {}) =>
+  s.request('/auth/oauth/confirm-link', { method: 'POST', body: { token, password }, headers });
 
 test('an SSO email matching a password account gives no session but a hashed 15-minute pending link', async () => {
   const email = uniqueEmail('pl.match');
@@ -89,12 +90,13 @@ test('a pending link expires after 15 minutes, and malformed tokens are 400', as
 test('wrong confirm-link passwords count like failed logins (429 past the limit, even for the right one)', async () => {
   const email = uniqueEmail('pl.limit');
   const { token } = await pendingLinkFor(email);
-  for (let i = 0; i < 10; i++) assert.equal((await confirm(token, `wrong-${i}-password`)).status, 401);
-  const limited = await confirm(token, PASSWORD);
+  const headers = fromIp(randomIp());
+  for (let i = 0; i < 10; i++) assert.equal((await confirm(token, `wrong-${i}-password`, headers)).status, 401);
+  const limited = await confirm(token, PASSWORD, headers);
   assert.equal(limited.status, 429);
   assert.ok(Number(limited.headers['retry-after']) > 0);
   // The same counter guards the password login of that account.
-  assert.equal((await s.request('/auth/login', { method: 'POST', body: { email, password: PASSWORD } })).status, 429);
+  assert.equal((await s.request('/auth/login', { method: 'POST', body: { email, password: PASSWORD }, headers })).status, 429);
 });
 
 test('an SSO email matching a password-less account is never merged: back to the app with an error', async () => {
