@@ -10,10 +10,9 @@ import { isUniqueViolation } from '../../infra/db/errors.js';
 import type { Tx } from '../../infra/mail/outbox.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { badRequest, conflict, rateLimited } from '../errors.js';
-import { networkOf } from '../network.js';
 import { issueSignIn, type SignInMethod, type SignedIn } from '../sessions/sign-in.js';
 import { bindPendingLink } from './deferred-link.js';
-import { attemptSecondStep } from './second-step-attempt.js';
+import { attemptSecondStep, loadSecondStepTarget } from './second-step-attempt.js';
 import { readSecondStepCode, SpentCode, useSecondStepCode, wrongCodeAtSignIn } from './second-step.js';
 
 export const MFA_TOKEN_TTL_MS = 5 * 60_000;
@@ -71,24 +70,14 @@ export async function verifyMfa(deps: DomainDeps, input: { mfaToken: string; cod
   if (challenge.failures > MFA_TOKEN_MAX_ATTEMPTS) {
     throw rateLimited(Math.max(1, Math.ceil((challenge.expires_at.getTime() - now.getTime()) / 1000)), 'Too many wrong codes. Sign in again.');
   }
-  const account = await deps.db.account.findUnique({
-    where: { id: challenge.account_id },
-    select: {
-      id: true,
-      email: true,
-      emailNormalized: true,
-      emailVerified: true,
-      knownNetworks: { where: { network: networkOf(client.ip) ?? '' }, select: { network: true }, take: 1 },
-      totpCredential: { select: { secret: true, enabledAt: true } },
-    },
-  });
+  const account = await loadSecondStepTarget(deps.db, challenge.account_id, client);
   if (!account) throw invalidMfaToken();
-  const code = readSecondStepCode(deps.cipher, account.totpCredential, input.code, now);
+  const code = readSecondStepCode(deps.cipher, account.totp, input.code, now);
   const method = challenge.method as SignInMethod;
   try {
     return await attemptSecondStep(
       deps,
-      { ...account, knownNetwork: account.knownNetworks.length > 0 },
+      account,
       client,
       { method },
       async () => {

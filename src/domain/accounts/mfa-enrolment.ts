@@ -10,13 +10,13 @@ import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { badRequest, conflict, unauthenticated } from '../errors.js';
 import { mfaDisabled, mfaEnabled, recoveryCodesRegenerated } from '../../infra/mail/templates.js';
 import { recordSecurityEvent } from '../activity/security-events.js';
-import { maskIp, networkOf } from '../network.js';
+import { maskIp } from '../network.js';
 import { invalidateAccountView } from './account-view.js';
 import { requireRecentAuth, requireVerifiedAddress } from '../sessions/recent-auth.js';
 import { voidPendingSecondSteps } from '../sessions/pending-second-steps.js';
-import { confirmPassword, confirmPasswordIfSet, type ConfirmedAccount } from './password-confirmation.js';
+import { confirmPassword, confirmPasswordIfSet } from './password-confirmation.js';
 import { replaceRecoveryCodes } from './recovery-codes.js';
-import { attemptSecondStep } from './second-step-attempt.js';
+import { attemptSecondStep, loadSecondStepTarget, type SecondStepTarget } from './second-step-attempt.js';
 import { openTotpKey, readSecondStepCode, withCodeUsed, wrongCode } from './second-step.js';
 import { describeTotpKey, matchTotpStep, newTotpKey, totpSecretText, type TotpEnrolment } from './totp.js';
 
@@ -87,13 +87,12 @@ export async function disableTotp(
   input: { currentPassword?: string | null; code: string },
   client: ClientInfo,
 ): Promise<void> {
-  const account = await confirmPasswordIfSet(deps, viewer.accountId, input.currentPassword, client);
+  await confirmPasswordIfSet(deps, viewer.accountId, input.currentPassword, client);
   const now = deps.clock();
-  const totp = await deps.db.totpCredential.findUnique({ where: { accountId: viewer.accountId }, select: { secret: true, enabledAt: true } });
-  if (!totp?.enabledAt) throw notOn();
-  const code = readSecondStepCode(deps.cipher, totp, input.code, now);
+  const account = await enabledTarget(deps, viewer, client);
+  const code = readSecondStepCode(deps.cipher, account.totp, input.code, now);
   // A stolen session and password must not be able to try codes until one passes.
-  await attemptSecondStep(deps, await secondStepSubject(deps, account, client), client, { during: 'turning two-step off' }, () =>
+  await attemptSecondStep(deps, account, client, { during: 'turning two-step off' }, () =>
     withCodeUsed(deps.db, viewer.accountId, code, now, async (tx) => {
       await tx.totpCredential.delete({ where: { accountId: viewer.accountId } });
       await tx.recoveryCode.deleteMany({ where: { accountId: viewer.accountId } });
@@ -116,13 +115,12 @@ export async function regenerateRecoveryCodes(
   client: ClientInfo,
 ): Promise<string[]> {
   await requireRecentAuth(deps, viewer);
-  const account = await confirmPasswordIfSet(deps, viewer.accountId, input.currentPassword, client);
+  await confirmPasswordIfSet(deps, viewer.accountId, input.currentPassword, client);
   const now = deps.clock();
-  const totp = await deps.db.totpCredential.findUnique({ where: { accountId: viewer.accountId }, select: { secret: true, enabledAt: true } });
-  if (!totp?.enabledAt) throw notOn();
+  const account = await enabledTarget(deps, viewer, client);
   // A second factor, not the password alone: new codes could otherwise turn two-step off.
-  const code = readSecondStepCode(deps.cipher, totp, input.code, now);
-  const codes = await attemptSecondStep(deps, await secondStepSubject(deps, account, client), client, { during: 'new recovery codes' }, () =>
+  const code = readSecondStepCode(deps.cipher, account.totp, input.code, now);
+  const codes = await attemptSecondStep(deps, account, client, { during: 'new recovery codes' }, () =>
     withCodeUsed(deps.db, viewer.accountId, code, now, async (tx) => {
       const recoveryCodes = await replaceRecoveryCodes(tx, viewer.accountId, now);
       await recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'recovery_codes_regenerated', client, at: now });
@@ -137,8 +135,10 @@ export async function regenerateRecoveryCodes(
   return codes;
 }
 
-/** Who a code is counted against: the account, and whether the client's network is its own. */
-async function secondStepSubject(deps: DomainDeps, account: ConfirmedAccount, client: ClientInfo) {
-  const known = await deps.db.knownNetwork.count({ where: { accountId: account.id, network: networkOf(client.ip) ?? '' } });
-  return { id: account.id, email: account.email, emailNormalized: account.emailNormalized, knownNetwork: known > 0 };
+/** The account a code is checked against; 400 unless two-step is on. */
+async function enabledTarget(deps: DomainDeps, viewer: Viewer, client: ClientInfo): Promise<SecondStepTarget> {
+  const account = await loadSecondStepTarget(deps.db, viewer.accountId, client);
+  if (!account) throw unauthenticated();
+  if (!account.totp?.enabledAt) throw notOn();
+  return account;
 }

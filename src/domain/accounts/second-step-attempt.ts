@@ -10,7 +10,8 @@ import { mfaFailed } from '../../infra/mail/templates.js';
 import { recordSecurityEventQuietly, type SecurityEventDetail } from '../activity/security-events.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { rateLimited, type AppError } from '../errors.js';
-import { maskIp } from '../network.js';
+import type { Db } from '../../infra/db/client.js';
+import { maskIp, networkOf } from '../network.js';
 import { underSignInLimits } from './password-check.js';
 import { LIMITS, consume, consumeAll, settleAll } from './rate-limit.js';
 
@@ -23,6 +24,30 @@ export interface SecondStepAccount {
   emailNormalized: string;
   /** Whether the client's network is one the account has signed in from (the sign-in limits). */
   knownNetwork: boolean;
+}
+
+/** The account as a code is checked against it: its TOTP credential and who the attempt counts against. */
+export interface SecondStepTarget extends SecondStepAccount {
+  emailVerified: boolean;
+  totp: { secret: string; enabledAt: Date | null } | null;
+}
+
+/** One read of what a second step needs; null for an unknown account. */
+export async function loadSecondStepTarget(db: Db, accountId: string, client: ClientInfo): Promise<SecondStepTarget | null> {
+  const account = await db.account.findUnique({
+    where: { id: accountId },
+    select: {
+      id: true,
+      email: true,
+      emailNormalized: true,
+      emailVerified: true,
+      knownNetworks: { where: { network: networkOf(client.ip) ?? '' }, select: { network: true }, take: 1 },
+      totpCredential: { select: { secret: true, enabledAt: true } },
+    },
+  });
+  if (!account) return null;
+  const { knownNetworks, totpCredential, ...rest } = account;
+  return { ...rest, knownNetwork: knownNetworks.length > 0, totp: totpCredential };
 }
 
 /**

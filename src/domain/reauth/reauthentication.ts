@@ -6,7 +6,6 @@
 // 401 under the sign-in limits, and a code also under the second-step budget, as at sign-in.
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { AppError, badRequest, unauthenticated } from '../errors.js';
-import { networkOf } from '../network.js';
 import { recacheSession } from '../sessions/session.js';
 import { markReauthenticated, type ReauthMethod } from '../sessions/recent-auth.js';
 import { advanceCounter, passkeyFailed, verifyPasskeyAssertion } from '../passkeys/assertion.js';
@@ -14,7 +13,7 @@ import type { RelyingParty } from '../passkeys/relying-party.js';
 import { invalidateAccountView } from '../accounts/account-view.js';
 import { confirmPassword } from '../accounts/password-confirmation.js';
 import { underSignInLimits } from '../accounts/password-check.js';
-import { attemptSecondStep } from '../accounts/second-step-attempt.js';
+import { attemptSecondStep, loadSecondStepTarget, type SecondStepTarget } from '../accounts/second-step-attempt.js';
 import { readSecondStepCode, withCodeUsed, wrongCodeAtSignIn } from '../accounts/second-step.js';
 
 export interface ReauthInput {
@@ -61,25 +60,16 @@ export async function reauthenticate(deps: DomainDeps, rp: RelyingParty, viewer:
   await recacheSession(deps, viewer.tokenHash);
 }
 
-async function accountOf(deps: DomainDeps, viewer: Viewer, client: ClientInfo) {
-  const account = await deps.db.account.findUnique({
-    where: { id: viewer.accountId },
-    select: {
-      id: true,
-      email: true,
-      emailNormalized: true,
-      knownNetworks: { where: { network: networkOf(client.ip) ?? '' }, select: { network: true }, take: 1 },
-      totpCredential: { select: { secret: true, enabledAt: true } },
-    },
-  });
+async function accountOf(deps: DomainDeps, viewer: Viewer, client: ClientInfo): Promise<SecondStepTarget> {
+  const account = await loadSecondStepTarget(deps.db, viewer.accountId, client);
   if (!account) throw unauthenticated();
-  return { ...account, knownNetwork: account.knownNetworks.length > 0 };
+  return account;
 }
 
 async function withCode(deps: DomainDeps, viewer: Viewer, typed: string, client: ClientInfo): Promise<void> {
   const account = await accountOf(deps, viewer, client);
   const now = deps.clock();
-  const code = readSecondStepCode(deps.cipher, account.totpCredential, typed, now);
+  const code = readSecondStepCode(deps.cipher, account.totp, typed, now);
   const method: ReauthMethod = code?.kind === 'totp' ? 'totp' : 'recovery_code';
   await attemptSecondStep(
     deps,
