@@ -15,6 +15,8 @@ COPY schema.prisma prisma.config.ts ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
+# A plain dist/ directory (no concurrent starts in an image; scripts/build.mjs).
+ENV BUILD_LAYOUT=directory
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS prod-deps
