@@ -11,7 +11,7 @@ export function missingStartSettings(execArgv: readonly string[], env: NodeJS.Pr
   const missing: string[] = [];
   // A V8 flag node does not accept in NODE_OPTIONS: only the command line can carry it.
   if (!execArgv.includes(PRETENURING_FLAG)) {
-    missing.push(`node runs without ${PRETENURING_FLAG} (start it as npm start does: docs/architecture.md, ADR 10)`);
+    missing.push(`node runs without ${PRETENURING_FLAG} (start it as npm start does: docs/adr/0010-no-allocation-site-pretenuring.md)`);
   }
   if (env.MALLOC_ARENA_MAX === undefined) {
     missing.push('MALLOC_ARENA_MAX is not set (npm start sets 2: argon2 buffers stay resident per thread otherwise)');

@@ -1,5 +1,5 @@
 // The server runs with V8's allocation-site pretenuring off (`--no-allocation-site-pretenuring`
-// in package.json's start script and the image's CMD; ADR 10 in docs/architecture.md). With it
+// in package.json's start script and the image's CMD; docs/adr/0010-no-allocation-site-pretenuring.md). With it
 // on, a server now and then (about one start in six, measured) tenured a few of node's HTTP
 // allocation sites in its first seconds under load; the dead request objects then allocated in
 // the old generation kept every later request's objects alive through the next scavenges, more
