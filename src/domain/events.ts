@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 export interface DomainEventMap {
   /** A session was issued: the account's last login changed. */
   'account.signedIn': { accountId: string };
+  /** A change to the account committed (activity/account-change.ts): what it shows may differ. */
+  'account.changed': { accountId: string };
   'account.slugChanged': { accountId: string; oldSlug: string; newSlug: string };
   'account.deleted': { accountId: string; slug: string; tunnelIds: string[] };
   /** A tunnel change that can alter a card: every card host before and after the change. */

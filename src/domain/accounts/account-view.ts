@@ -91,12 +91,18 @@ export async function loadAccountView(deps: { db: Db; cache: Cache }, accountId:
   return view;
 }
 
-/** Call after committing any change to what the view shows. */
-export async function invalidateAccountView(cache: Cache, accountId: string): Promise<void> {
+/** After committing any change to what the view shows (wireAccountView calls it on the events). */
+async function invalidateAccountView(cache: Cache, accountId: string): Promise<void> {
   await cache.bump(versionKey(accountId), VERSION_TTL_MS).catch(() => {});
 }
 
-/** Changes made by other domains that the view shows (sign-ins write the last login). */
+/**
+ * Every committed change to an account (activity/account-change.ts), every sign-in (the last
+ * login) and a deletion drop the cached view; no flow calls invalidateAccountView by hand.
+ */
 export function wireAccountView(deps: { events: DomainEvents; cache: Cache }): void {
-  deps.events.on('account.signedIn', ({ accountId }) => invalidateAccountView(deps.cache, accountId));
+  const drop = ({ accountId }: { accountId: string }) => invalidateAccountView(deps.cache, accountId);
+  deps.events.on('account.changed', drop);
+  deps.events.on('account.signedIn', drop);
+  deps.events.on('account.deleted', drop);
 }

@@ -4,7 +4,7 @@
 // added a passkey, an authenticator or a token) loses it the moment the real owner proves the
 // address (pre-account takeover, API.md section 7a).
 import type { Tx } from '../../infra/mail/outbox.js';
-import { recordSecurityEvent } from '../activity/security-events.js';
+import type { AccountChange } from '../activity/account-change.js';
 import type { ClientInfo } from '../context.js';
 import { voidPendingSecondSteps } from '../sessions/pending-second-steps.js';
 
@@ -24,7 +24,13 @@ export interface AddressProof {
  * on the first proof of the address, also every passkey, authenticator, recovery code, service
  * token and pending second step, each removal recorded in the security activity.
  */
-export async function cleanAfterAddressProof(tx: Tx, accountId: string, now: Date, proof: AddressProof): Promise<{ removedProviders: string[] }> {
+export async function cleanAfterAddressProof(
+  tx: Tx,
+  change: AccountChange,
+  accountId: string,
+  now: Date,
+  proof: AddressProof,
+): Promise<{ removedProviders: string[] }> {
   const removed = await tx.linkedIdentity.findMany({
     where: { accountId, linkedWhileUnverified: true },
     select: { provider: true },
@@ -32,11 +38,11 @@ export async function cleanAfterAddressProof(tx: Tx, accountId: string, now: Dat
   if (removed.length > 0) await tx.linkedIdentity.deleteMany({ where: { accountId, linkedWhileUnverified: true } });
   await voidPendingEmailChanges(tx, accountId, now);
   await tx.pendingLink.updateMany({ where: { accountId, usedAt: null }, data: { usedAt: now } });
-  if (proof.firstProof) await removeFactorsAddedBeforeProof(tx, accountId, now, proof.client);
+  if (proof.firstProof) await removeFactorsAddedBeforeProof(tx, change, accountId, now, proof.client);
   return { removedProviders: removed.map((r) => r.provider) };
 }
 
-async function removeFactorsAddedBeforeProof(tx: Tx, accountId: string, at: Date, client: ClientInfo | null): Promise<void> {
+async function removeFactorsAddedBeforeProof(tx: Tx, change: AccountChange, accountId: string, at: Date, client: ClientInfo | null): Promise<void> {
   const [passkeys, totp] = await Promise.all([
     tx.passkey.findMany({ where: { accountId }, select: { id: true, name: true } }),
     tx.totpCredential.findUnique({ where: { accountId }, select: { enabledAt: true } }),
@@ -47,8 +53,6 @@ async function removeFactorsAddedBeforeProof(tx: Tx, accountId: string, at: Date
   await tx.serviceToken.deleteMany({ where: { accountId } });
   await voidPendingSecondSteps(tx, accountId);
   const reason = 'added before the address was verified';
-  for (const p of passkeys) {
-    await recordSecurityEvent(tx, { accountId, type: 'passkey_removed', client, at, detail: { passkey_id: p.id, name: p.name, reason } });
-  }
-  if (totp?.enabledAt) await recordSecurityEvent(tx, { accountId, type: 'mfa_disabled', client, at, detail: { method: 'totp', reason } });
+  for (const p of passkeys) await change.record({ type: 'passkey_removed', client, at, detail: { passkey_id: p.id, name: p.name, reason } });
+  if (totp?.enabledAt) await change.record({ type: 'mfa_disabled', client, at, detail: { method: 'totp', reason } });
 }

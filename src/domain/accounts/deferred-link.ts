@@ -4,6 +4,7 @@
 // to the link, and the identity is bound only once the second step has passed too.
 import type { Tx } from '../../infra/mail/outbox.js';
 import { recordProviderLinked } from '../activity/provider-linked.js';
+import type { AccountChange } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { badRequest } from '../errors.js';
 
@@ -15,8 +16,9 @@ export const invalidPendingLink = () => badRequest('This link is invalid or has 
  * unique violation when the identity was linked meanwhile.
  */
 export async function bindPendingLink(
-  deps: Pick<DomainDeps, 'clock' | 'outbox' | 'mailContext'>,
+  deps: Pick<DomainDeps, 'clock' | 'mailContext'>,
   tx: Tx,
+  change: AccountChange,
   linkId: string,
   account: { id: string; email: string; emailVerified: boolean },
   client: ClientInfo,
@@ -44,5 +46,5 @@ export async function bindPendingLink(
   });
   // As every link records it: the security event and the notice.
   const identity = { provider: link.provider, email: link.providerEmail };
-  await recordProviderLinked(deps, tx, { accountId: account.id, accountEmail: account.email, identity, client, at: now });
+  await recordProviderLinked(deps, change, { accountEmail: account.email, identity, client, at: now });
 }

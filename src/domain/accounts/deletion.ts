@@ -5,7 +5,6 @@ import { tombstone } from '../sessions/session.js';
 import type { DomainDeps, ClientInfo, Viewer } from '../context.js';
 import { normalizeEmail } from './email-address.js';
 import { confirmPassword } from './password-confirmation.js';
-import { invalidateAccountView } from './account-view.js';
 import { releaseNames } from '../tunnels/released-names.js';
 
 export async function deleteAccount(
@@ -31,6 +30,5 @@ export async function deleteAccount(
     return { sessions, tunnels };
   });
   await tombstone(deps, [...sessions.map((s) => s.tokenHash), viewer.tokenHash]);
-  await invalidateAccountView(deps.cache, account.id);
   await deps.events.emit('account.deleted', { accountId: account.id, slug: account.slug, tunnelIds: tunnels.map((t) => t.id) });
 }

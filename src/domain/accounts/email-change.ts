@@ -3,12 +3,11 @@
 import { badRequest, conflict, invalidConfirmationLink } from '../errors.js';
 import { violates } from '../../infra/db/errors.js';
 import { confirmEmailChange as confirmMessage, emailChanged } from '../../infra/mail/templates.js';
-import { recordSecurityEvent } from '../activity/security-events.js';
+import { changeAccount } from '../activity/account-change.js';
 import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail, parseEmail } from './email-address.js';
 import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
 import { confirmPassword } from './password-confirmation.js';
-import { invalidateAccountView } from './account-view.js';
 import { LIMITS, reserve } from './rate-limit.js';
 
 const inUse = () => conflict('That email address is already in use.');
@@ -26,23 +25,16 @@ export async function requestEmailChange(
   const normalized = normalizeEmail(newEmail);
   if (normalized === account.emailNormalized) throw badRequest('That is already the email of this account.');
   if (await deps.db.account.findUnique({ where: { emailNormalized: normalized }, select: { id: true } })) throw inUse();
-  await deps.db.$transaction(async (tx) => {
+  await changeAccount(deps, accountId, async (tx, change) => {
     // A new request replaces any earlier pending change.
     await tx.emailToken.updateMany({
       where: { accountId, kind: 'change-email', usedAt: null },
       data: { usedAt: deps.clock() },
     });
     const { token, expiresAt } = await issueEmailToken(tx, deps.clock(), { accountId, kind: 'change-email', newEmail });
-    await deps.outbox.enqueue(tx, newEmail, confirmMessage(deps.mailContext, token, newEmail), accountId, expiresAt);
-    await recordSecurityEvent(tx, {
-      accountId,
-      type: 'email_change_requested',
-      client,
-      at: deps.clock(),
-      detail: { new_email: newEmail },
-    });
+    await change.send(newEmail, confirmMessage(deps.mailContext, token, newEmail), expiresAt);
+    await change.record({ type: 'email_change_requested', client, at: deps.clock(), detail: { new_email: newEmail } });
   });
-  deps.mailNotify();
 }
 
 export async function confirmEmailChange(
@@ -57,7 +49,7 @@ export async function confirmEmailChange(
   }
   const newEmail = row.newEmail;
   try {
-    await deps.db.$transaction(async (tx) => {
+    await changeAccount(deps, row.accountId, async (tx, change) => {
       if (!(await markEmailTokenUsed(tx, row.id, now))) throw invalidConfirmationLink();
       const taken = await tx.account.findUnique({ where: { emailNormalized: normalizeEmail(newEmail) }, select: { id: true } });
       if (taken && taken.id !== row.accountId) throw inUse();
@@ -67,15 +59,13 @@ export async function confirmEmailChange(
         where: { id: row.accountId },
         data: { email: newEmail, emailNormalized: normalizeEmail(newEmail), emailVerified: true },
       });
-      await recordSecurityEvent(tx, { accountId: row.accountId, type: 'email_changed', client, at: now, detail: { new_email: newEmail } });
+      await change.record({ type: 'email_changed', client, at: now, detail: { new_email: newEmail } });
       // The old address hears of it: it is the one a thief would want silenced.
-      await deps.outbox.enqueue(tx, old.email, emailChanged(deps.mailContext, { at: now, newEmail }), row.accountId);
+      await change.send(old.email, emailChanged(deps.mailContext, { at: now, newEmail }));
     });
-    deps.mailNotify();
   } catch (err) {
     if (violates(err, 'email_normalized', 'emailNormalized')) throw inUse();
     throw err;
   }
-  await invalidateAccountView(deps.cache, row.accountId);
   return { email: newEmail };
 }

@@ -6,8 +6,8 @@ import { verifyEmail as verifyEmailMessage, welcome } from '../../infra/mail/tem
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
 import { LIMITS, consume } from './rate-limit.js';
-import { invalidateAccountView } from './account-view.js';
 import { cleanAfterAddressProof } from './address-proof.js';
+import { changeAccount } from '../activity/account-change.js';
 
 const invalidLink = () => badRequest('This verification link is invalid or has expired.');
 
@@ -22,10 +22,10 @@ export async function verifyEmail(deps: DomainDeps, token: unknown, client: Clie
     throw invalidLink();
   }
   if (row.expiresAt <= now) throw invalidLink();
-  const sentWelcome = await deps.db.$transaction(async (tx) => {
-    if (!(await markEmailTokenUsed(tx, row.id, now))) return false;
+  await changeAccount(deps, row.accountId, async (tx, change) => {
+    if (!(await markEmailTokenUsed(tx, row.id, now))) return;
     const flipped = await tx.account.updateMany({ where: { id: row.accountId, emailVerified: false }, data: { emailVerified: true } });
-    if (flipped.count === 1) await cleanAfterAddressProof(tx, row.accountId, now, { firstProof: true, client });
+    if (flipped.count === 1) await cleanAfterAddressProof(tx, change, row.accountId, now, { firstProof: true, client });
     const account = await tx.account.update({
       where: { id: row.accountId },
       data: { emailVerified: true },
@@ -35,11 +35,8 @@ export async function verifyEmail(deps: DomainDeps, token: unknown, client: Clie
       where: { id: row.accountId, welcomeSentAt: null },
       data: { welcomeSentAt: now },
     });
-    if (claimed.count === 1) await deps.outbox.enqueue(tx, account.email, welcome(deps.mailContext), row.accountId);
-    return claimed.count === 1;
+    if (claimed.count === 1) await change.send(account.email, welcome(deps.mailContext));
   });
-  await invalidateAccountView(deps.cache, row.accountId);
-  if (sentWelcome) deps.mailNotify();
   return { emailVerified: true };
 }
 
@@ -48,9 +45,8 @@ export async function resendVerification(deps: DomainDeps, accountId: string): P
   if (!account || account.emailVerified) return;
   const { allowed, retryAfterSeconds } = await consume(deps.cache, LIMITS.resendVerification, accountId);
   if (!allowed) throw rateLimited(retryAfterSeconds, 'Too many verification emails. Try again later.');
-  await deps.db.$transaction(async (tx) => {
+  await changeAccount(deps, accountId, async (tx, change) => {
     const { token, expiresAt } = await issueEmailToken(tx, deps.clock(), { accountId, kind: 'verify-email' });
-    await deps.outbox.enqueue(tx, account.email, verifyEmailMessage(deps.mailContext, token), accountId, expiresAt);
+    await change.send(account.email, verifyEmailMessage(deps.mailContext, token), expiresAt);
   });
-  deps.mailNotify();
 }

@@ -83,14 +83,14 @@ export async function verifyMfa(deps: DomainDeps, input: { mfaToken: string; cod
       async () => {
         if (!code) return null;
         try {
-          return await issueSignIn(deps, account, client, { method, secondStep: true }, async (tx) => {
+          return await issueSignIn(deps, account, client, { method, secondStep: true }, async (tx, change) => {
             const { count } = await tx.mfaChallenge.updateMany({
               where: { id: challenge.id, usedAt: null, expiresAt: { gt: now } },
               data: { usedAt: now },
             });
             if (count !== 1) throw invalidMfaToken();
             if (!(await useSecondStepCode(tx, account.id, code, now))) throw new SpentCode();
-            if (challenge.pending_link_id) await bindPendingLink(deps, tx, challenge.pending_link_id, account, client, now);
+            if (challenge.pending_link_id) await bindPendingLink(deps, tx, change, challenge.pending_link_id, account, client, now);
           });
         } catch (err) {
           if (err instanceof SpentCode) return null; // a replayed code is a wrong code

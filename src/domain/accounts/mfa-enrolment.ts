@@ -9,9 +9,8 @@
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { badRequest, conflict, unauthenticated } from '../errors.js';
 import { mfaDisabled, mfaEnabled, recoveryCodesRegenerated } from '../../infra/mail/templates.js';
-import { recordSecurityEvent } from '../activity/security-events.js';
+import { changeAccount } from '../activity/account-change.js';
 import { maskIp } from '../network.js';
-import { invalidateAccountView } from './account-view.js';
 import { requireRecentAuth, requireVerifiedAddress } from '../sessions/recent-auth.js';
 import { voidPendingSecondSteps } from '../sessions/pending-second-steps.js';
 import { confirmPassword, confirmPasswordIfSet } from './password-confirmation.js';
@@ -64,7 +63,7 @@ export async function confirmTotp(deps: DomainDeps, viewer: Viewer, code: string
   if (!pending || pending.enabledAt || !pending.pendingUntil || pending.pendingUntil <= now) throw noPendingSetup();
   const step = matchTotpStep(openTotpKey(deps.cipher, pending.secret), code.replace(/\s/g, ''), now);
   if (step === null) throw wrongCode();
-  const codes = await deps.db.$transaction(async (tx) => {
+  return changeAccount(deps, viewer.accountId, async (tx, change) => {
     // The confirming code counts as used: it cannot sign in a second time.
     const { count } = await tx.totpCredential.updateMany({
       where: { accountId: viewer.accountId, enabledAt: null, pendingUntil: { gt: now }, secret: pending.secret },
@@ -72,13 +71,10 @@ export async function confirmTotp(deps: DomainDeps, viewer: Viewer, code: string
     });
     if (count !== 1) throw noPendingSetup();
     const recoveryCodes = await replaceRecoveryCodes(tx, viewer.accountId, now);
-    await recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'mfa_enabled', client, at: now, detail: { method: 'totp' } });
-    await deps.outbox.enqueue(tx, pending.account.email, mfaEnabled(deps.mailContext, { at: now }), viewer.accountId);
+    await change.record({ type: 'mfa_enabled', client, at: now, detail: { method: 'totp' } });
+    await change.send(pending.account.email, mfaEnabled(deps.mailContext, { at: now }));
     return recoveryCodes;
   });
-  deps.mailNotify();
-  await invalidateAccountView(deps.cache, viewer.accountId);
-  return codes;
 }
 
 export async function disableTotp(
@@ -93,19 +89,17 @@ export async function disableTotp(
   const code = readSecondStepCode(deps.cipher, account.totp, input.code, now);
   // A stolen session and password must not be able to try codes until one passes.
   await attemptSecondStep(deps, account, client, { during: 'turning two-step off' }, () =>
-    withCodeUsed(deps.db, viewer.accountId, code, now, async (tx) => {
+    withCodeUsed(deps, viewer.accountId, code, now, async (tx, change) => {
       await tx.totpCredential.delete({ where: { accountId: viewer.accountId } });
       await tx.recoveryCode.deleteMany({ where: { accountId: viewer.accountId } });
       // Pending second steps of sign-ins die with it.
       await voidPendingSecondSteps(tx, viewer.accountId);
-      await recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'mfa_disabled', client, at: now, detail: { method: 'totp' } });
-      await deps.outbox.enqueue(tx, account.email, mfaDisabled(deps.mailContext, { at: now }), viewer.accountId);
+      await change.record({ type: 'mfa_disabled', client, at: now, detail: { method: 'totp' } });
+      await change.send(account.email, mfaDisabled(deps.mailContext, { at: now }));
       return true;
     }),
     wrongCode,
   );
-  deps.mailNotify();
-  await invalidateAccountView(deps.cache, viewer.accountId);
 }
 
 export async function regenerateRecoveryCodes(
@@ -120,19 +114,15 @@ export async function regenerateRecoveryCodes(
   const account = await enabledTarget(deps, viewer, client);
   // A second factor, not the password alone: new codes could otherwise turn two-step off.
   const code = readSecondStepCode(deps.cipher, account.totp, input.code, now);
-  const codes = await attemptSecondStep(deps, account, client, { during: 'new recovery codes' }, () =>
-    withCodeUsed(deps.db, viewer.accountId, code, now, async (tx) => {
+  return attemptSecondStep(deps, account, client, { during: 'new recovery codes' }, () =>
+    withCodeUsed(deps, viewer.accountId, code, now, async (tx, change) => {
       const recoveryCodes = await replaceRecoveryCodes(tx, viewer.accountId, now);
-      await recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'recovery_codes_regenerated', client, at: now });
-      const notice = recoveryCodesRegenerated(deps.mailContext, { at: now, ip: maskIp(client.ip), userAgent: client.userAgent });
-      await deps.outbox.enqueue(tx, account.email, notice, viewer.accountId);
+      await change.record({ type: 'recovery_codes_regenerated', client, at: now });
+      await change.send(account.email, recoveryCodesRegenerated(deps.mailContext, { at: now, ip: maskIp(client.ip), userAgent: client.userAgent }));
       return recoveryCodes;
     }),
     wrongCode,
   );
-  deps.mailNotify();
-  await invalidateAccountView(deps.cache, viewer.accountId);
-  return codes;
 }
 
 /** The account a code is checked against; 400 unless two-step is on. */

@@ -7,7 +7,7 @@ import { confirmPassword } from './password-confirmation.js';
 import { voidPendingEmailChanges } from './address-proof.js';
 import { voidPendingSecondSteps } from '../sessions/pending-second-steps.js';
 import { revokeAccountSessions } from '../sessions/session.js';
-import { recordSecurityEvent } from '../activity/security-events.js';
+import { changeAccount } from '../activity/account-change.js';
 import { passwordChanged } from '../../infra/mail/templates.js';
 
 export async function changePassword(
@@ -21,14 +21,13 @@ export async function changePassword(
   await assertNotBreached(deps, input.newPassword);
   const passwordHash = await hashPassword(input.newPassword);
   const now = deps.clock();
-  await deps.db.$transaction(async (tx) => {
+  await changeAccount(deps, viewer.accountId, async (tx, change) => {
     await tx.account.update({ where: { id: viewer.accountId }, data: { passwordHash } });
     // A pending email change was started with the old password: it needs the new one again.
     await voidPendingEmailChanges(tx, viewer.accountId, now);
     await voidPendingSecondSteps(tx, viewer.accountId);
-    await recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'password_changed', client, at: now });
-    await deps.outbox.enqueue(tx, account.email, passwordChanged(deps.mailContext, { at: now, how: 'changed' }), viewer.accountId);
+    await change.record({ type: 'password_changed', client, at: now });
+    await change.send(account.email, passwordChanged(deps.mailContext, { at: now, how: 'changed' }));
   });
-  deps.mailNotify();
   await revokeAccountSessions(deps, viewer.accountId, viewer.sessionId);
 }

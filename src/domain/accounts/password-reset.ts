@@ -5,7 +5,7 @@
 // gets a password. Two-step sign-in stays on for a verified account: the next sign-in asks for it.
 import { badRequest } from '../errors.js';
 import { passwordChanged, resetPassword as resetMessage } from '../../infra/mail/templates.js';
-import { recordSecurityEvent } from '../activity/security-events.js';
+import { changeAccount } from '../activity/account-change.js';
 import { revokeAccountSessions } from '../sessions/session.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { hasNul, normalizeEmail } from './email-address.js';
@@ -13,7 +13,6 @@ import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tok
 import { assertPasswordLength, hashPassword } from './password.js';
 import { assertNotBreached } from './breached-password.js';
 import { LIMITS, consume } from './rate-limit.js';
-import { invalidateAccountView } from './account-view.js';
 import { cleanAfterAddressProof } from './address-proof.js';
 import { voidPendingSecondSteps } from '../sessions/pending-second-steps.js';
 
@@ -33,11 +32,10 @@ async function sendResetLink(deps: DomainDeps, email: string): Promise<void> {
   if (!account) return;
   const { allowed } = await consume(deps.cache, LIMITS.forgotPassword, account.id);
   if (!allowed) return;
-  await deps.db.$transaction(async (tx) => {
+  await changeAccount(deps, account.id, async (tx, change) => {
     const { token, expiresAt } = await issueEmailToken(tx, deps.clock(), { accountId: account.id, kind: 'reset-password' });
-    await deps.outbox.enqueue(tx, account.email, resetMessage(deps.mailContext, token), account.id, expiresAt);
+    await change.send(account.email, resetMessage(deps.mailContext, token), expiresAt);
   });
-  deps.mailNotify();
 }
 
 export async function resetPassword(
@@ -52,7 +50,7 @@ export async function resetPassword(
   if (!row || row.usedAt || row.expiresAt <= now) throw invalid();
   await assertNotBreached(deps, input.newPassword);
   const passwordHash = await hashPassword(input.newPassword);
-  await deps.db.$transaction(async (tx) => {
+  await changeAccount(deps, row.accountId, async (tx, change) => {
     if (!(await markEmailTokenUsed(tx, row.id, now))) throw invalid();
     // Every other outstanding reset link dies with this one.
     await tx.emailToken.updateMany({
@@ -65,12 +63,10 @@ export async function resetPassword(
       data: { passwordHash, emailVerified: true },
       select: { email: true },
     });
-    await cleanAfterAddressProof(tx, row.accountId, now, { firstProof: flipped.count === 1, client });
+    await cleanAfterAddressProof(tx, change, row.accountId, now, { firstProof: flipped.count === 1, client });
     await voidPendingSecondSteps(tx, row.accountId);
-    await recordSecurityEvent(tx, { accountId: row.accountId, type: 'password_reset', client, at: now });
-    await deps.outbox.enqueue(tx, account.email, passwordChanged(deps.mailContext, { at: now, how: 'reset' }), row.accountId);
+    await change.record({ type: 'password_reset', client, at: now });
+    await change.send(account.email, passwordChanged(deps.mailContext, { at: now, how: 'reset' }));
   });
-  deps.mailNotify();
-  await invalidateAccountView(deps.cache, row.accountId);
   await revokeAccountSessions(deps, row.accountId);
 }

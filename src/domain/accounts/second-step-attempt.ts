@@ -8,6 +8,7 @@
 // third wrong code in an hour the owner hears of it, once an hour (the mfa-failed notice).
 import { mfaFailed } from '../../infra/mail/templates.js';
 import { recordSecurityEventQuietly, type SecurityEventDetail } from '../activity/security-events.js';
+import { changeAccount } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { rateLimited, type AppError } from '../errors.js';
 import type { Db } from '../../infra/db/client.js';
@@ -101,8 +102,7 @@ async function recordWrongCode(
     const { allowed } = await consume(deps.cache, LIMITS.mfaFailedNotice, account.id);
     if (!allowed) return;
     const notice = mfaFailed(deps.mailContext, { at, ip: maskIp(client.ip), userAgent: client.userAgent });
-    await deps.outbox.enqueue(deps.db, account.email, notice, account.id);
-    deps.mailNotify();
+    await changeAccount(deps, account.id, (_tx, change) => change.send(account.email, notice));
   } catch (err) {
     deps.logger.error({ err: (err as Error).message }, 'mfa-failed notice not queued');
   }

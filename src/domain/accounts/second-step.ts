@@ -4,7 +4,7 @@
 // later than the last one used (one conditional UPDATE, so two requests with one code cannot
 // both pass), a recovery code only while unused.
 import type { Cipher } from '../../infra/crypto/cipher.js';
-import type { Db } from '../../infra/db/client.js';
+import { changeAccount, type AccountChange, type ChangeDeps } from '../activity/account-change.js';
 import type { Tx } from '../../infra/mail/outbox.js';
 import { AppError, badRequest } from '../errors.js';
 import { normalizeRecoveryCode, useRecoveryCode } from './recovery-codes.js';
@@ -52,21 +52,22 @@ export async function useSecondStepCode(tx: Tx, accountId: string, code: SecondS
 export class SpentCode extends Error {}
 
 /**
- * Uses the code and runs `work` in one transaction; null (nothing committed) when there is no
- * code or it was spent meanwhile: the caller counts that as a wrong code.
+ * Uses the code and runs `work` in one change of the account (activity/account-change.ts); null
+ * (nothing committed) when there is no code or it was spent meanwhile: the caller counts that as
+ * a wrong code.
  */
 export async function withCodeUsed<T>(
-  db: Db,
+  deps: ChangeDeps,
   accountId: string,
   code: SecondStepCode | null,
   now: Date,
-  work: (tx: Tx) => Promise<T>,
+  work: (tx: Tx, change: AccountChange) => Promise<T>,
 ): Promise<T | null> {
   if (!code) return null;
   try {
-    return await db.$transaction(async (tx) => {
+    return await changeAccount(deps, accountId, async (tx, change) => {
       if (!(await useSecondStepCode(tx, accountId, code, now))) throw new SpentCode();
-      return work(tx);
+      return work(tx, change);
     });
   } catch (err) {
     if (err instanceof SpentCode) return null;

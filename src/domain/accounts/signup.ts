@@ -1,6 +1,8 @@
 // POST /auth/signup: the account (unverified, slug derived from the email), the verification
 // token and its email, in one transaction.
+import { randomUUID } from 'node:crypto';
 import { conflict, emailTaken } from '../errors.js';
+import { changeAccount } from '../activity/account-change.js';
 import { violates } from '../../infra/db/errors.js';
 import { verifyEmail } from '../../infra/mail/templates.js';
 import { rememberNetwork } from '../sessions/sign-in.js';
@@ -46,19 +48,18 @@ export async function signup(
     const slug = candidates.next().value as string;
     if (await isHeldForAnother(deps.db, 'slug', slug, null, deps.clock())) continue;
     try {
-      const account = await deps.db.$transaction(async (tx) => {
+      const id = randomUUID();
+      return await changeAccount(deps, id, async (tx, change) => {
         const now = deps.clock();
         const created = await tx.account.create({
-          data: { email, emailNormalized, passwordHash, slug, createdAt: now },
+          data: { id, email, emailNormalized, passwordHash, slug, createdAt: now },
           select: { id: true, email: true, emailVerified: true, slug: true },
         });
-        const { token, expiresAt } = await issueEmailToken(tx, now, { accountId: created.id, kind: 'verify-email' });
-        await deps.outbox.enqueue(tx, email, verifyEmail(deps.mailContext, token), created.id, expiresAt);
-        await rememberNetwork(tx, created.id, client.ip, now);
+        const { token, expiresAt } = await issueEmailToken(tx, now, { accountId: id, kind: 'verify-email' });
+        await change.send(email, verifyEmail(deps.mailContext, token), expiresAt);
+        await rememberNetwork(tx, id, client.ip, now);
         return created;
       });
-      deps.mailNotify();
-      return account;
     } catch (err) {
       if (violates(err, 'email_normalized', 'emailNormalized')) throw emailTaken();
       if (!violates(err, 'slug')) throw err;

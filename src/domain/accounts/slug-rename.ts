@@ -2,9 +2,8 @@
 import { conflict, unauthenticated } from '../errors.js';
 import { violates } from '../../infra/db/errors.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
-import { recordSecurityEvent } from '../activity/security-events.js';
+import { changeAccount } from '../activity/account-change.js';
 import { assertValidSlug } from './slug.js';
-import { invalidateAccountView } from './account-view.js';
 import { claimName, lockNames, releaseNames } from '../tunnels/released-names.js';
 
 export async function renameSlug(
@@ -19,20 +18,19 @@ export async function renameSlug(
   if (current.slug === slug) return { slug };
   const now = deps.clock();
   try {
-    await deps.db.$transaction(async (tx) => {
+    await changeAccount(deps, accountId, async (tx, change) => {
       // Both names locked in one order first: two renames that swap slugs queue, never deadlock.
       await lockNames(tx, 'slug', [slug, current.slug]);
       await claimName(tx, 'slug', slug, accountId, now);
       await tx.account.update({ where: { id: accountId }, data: { slug } });
       // Every `<sub>--<old slug>` host is held for this account for 30 days.
       await releaseNames(tx, 'slug', [current.slug], accountId, now);
-      await recordSecurityEvent(tx, { accountId, type: 'slug_changed', client, at: now, detail: { from: current.slug, to: slug } });
+      await change.record({ type: 'slug_changed', client, at: now, detail: { from: current.slug, to: slug } });
     });
   } catch (err) {
     if (violates(err, 'slug')) throw conflict('That slug is already taken.');
     throw err;
   }
-  await invalidateAccountView(deps.cache, accountId);
   await deps.events.emit('account.slugChanged', { accountId, oldSlug: current.slug, newSlug: slug });
   return { slug };
 }

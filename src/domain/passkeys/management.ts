@@ -2,8 +2,7 @@
 // Another account's passkey answers exactly like an unknown one (404). Removing the last way to
 // sign in is refused (SPEC 5.7, API.md section 8), under the same account-row lock that unlinking
 // a provider takes, so the two cannot race each other into an account nobody can open.
-import { invalidateAccountView } from '../accounts/account-view.js';
-import { recordSecurityEvent } from '../activity/security-events.js';
+import { changeAccount } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
 import { lockSignInMethods, methodCount } from '../sso/unlink.js';
@@ -32,13 +31,12 @@ export async function renamePasskey(deps: Pick<DomainDeps, 'db'>, accountId: str
 
 export async function deletePasskey(deps: DomainDeps, accountId: string, id: string, client: ClientInfo): Promise<void> {
   if (!UUID.test(id)) throw noSuchPasskey();
-  await deps.db.$transaction(async (tx) => {
+  await changeAccount(deps, accountId, async (tx, change) => {
     const methods = await lockSignInMethods(tx, accountId);
     const passkey = methods ? await tx.passkey.findFirst({ where: { id, accountId }, select: { id: true, name: true } }) : null;
     if (!methods || !passkey) throw noSuchPasskey();
     if (methodCount(methods) <= 1) throw badRequest(LAST_PASSKEY_MESSAGE);
     await tx.passkey.delete({ where: { id: passkey.id } });
-    await recordSecurityEvent(tx, { accountId, type: 'passkey_removed', client, at: deps.clock(), detail: { passkey_id: passkey.id, name: passkey.name } });
+    await change.record({ type: 'passkey_removed', client, at: deps.clock(), detail: { passkey_id: passkey.id, name: passkey.name } });
   });
-  await invalidateAccountView(deps.cache, accountId);
 }

@@ -8,8 +8,7 @@ import type { PublicKeyCredentialCreationOptionsJSON, VerifiedRegistrationRespon
 import { webauthn } from './webauthn.js';
 import { passkeyAdded } from '../../infra/mail/templates.js';
 import { violates } from '../../infra/db/errors.js';
-import { invalidateAccountView } from '../accounts/account-view.js';
-import { recordSecurityEvent } from '../activity/security-events.js';
+import { changeAccount } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { badRequest, conflict, unauthenticated } from '../errors.js';
 import { maskIp } from '../network.js';
@@ -88,7 +87,7 @@ export async function addPasskey(
   const name = givenName ?? defaultPasskeyName(info.aaguid, now);
   let row: PasskeyRow;
   try {
-    row = await deps.db.$transaction(async (tx) => {
+    row = await changeAccount(deps, viewer.accountId, async (tx, change) => {
       // The account row is locked so that concurrent registrations respect the cap.
       const [account] = await tx.$queryRaw<{ email: string; passkeys: number }[]>`
         SELECT email, (SELECT count(*)::int FROM passkeys WHERE account_id = ${viewer.accountId}) AS passkeys
@@ -110,20 +109,13 @@ export async function addPasskey(
         },
         select: passkeySelect,
       });
-      await deps.outbox.enqueue(
-        tx,
-        account.email,
-        passkeyAdded(deps.mailContext, { at: now, name, ip: maskIp(client.ip), userAgent: client.userAgent }),
-        viewer.accountId,
-      );
-      await recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'passkey_added', client, at: now, detail: { passkey_id: created.id, name } });
+      await change.send(account.email, passkeyAdded(deps.mailContext, { at: now, name, ip: maskIp(client.ip), userAgent: client.userAgent }));
+      await change.record({ type: 'passkey_added', client, at: now, detail: { passkey_id: created.id, name } });
       return created;
     });
   } catch (err) {
     if (violates(err, 'credential_id', 'credentialId')) throw badRequest('This passkey is already registered.');
     throw err;
   }
-  deps.mailNotify();
-  await invalidateAccountView(deps.cache, viewer.accountId);
   return row;
 }

@@ -10,7 +10,7 @@ import { recacheSession } from '../sessions/session.js';
 import { markReauthenticated, type ReauthMethod } from '../sessions/recent-auth.js';
 import { advanceCounter, passkeyFailed, verifyPasskeyAssertion } from '../passkeys/assertion.js';
 import type { RelyingParty } from '../passkeys/relying-party.js';
-import { invalidateAccountView } from '../accounts/account-view.js';
+import { changeAccount } from '../activity/account-change.js';
 import { confirmPassword } from '../accounts/password-confirmation.js';
 import { underSignInLimits } from '../accounts/password-check.js';
 import { attemptSecondStep, loadSecondStepTarget, type SecondStepTarget } from '../accounts/second-step-attempt.js';
@@ -48,7 +48,7 @@ export async function reauthenticate(deps: DomainDeps, rp: RelyingParty, viewer:
   switch (proof.kind) {
     case 'password':
       await confirmPassword(deps, viewer.accountId, proof.password, client);
-      await deps.db.$transaction((tx) => markReauthenticated(tx, deps.clock(), viewer, 'password', client));
+      await changeAccount(deps, viewer.accountId, (tx, change) => markReauthenticated(tx, change, deps.clock(), viewer, 'password', client));
       break;
     case 'code':
       await withCode(deps, viewer, proof.code, client);
@@ -76,11 +76,9 @@ async function withCode(deps: DomainDeps, viewer: Viewer, typed: string, client:
     account,
     client,
     { during: 'reauthentication' },
-    () => withCodeUsed(deps.db, account.id, code, now, (tx) => markReauthenticated(tx, now, viewer, method, client)),
+    () => withCodeUsed(deps, account.id, code, now, (tx, change) => markReauthenticated(tx, change, now, viewer, method, client)),
     wrongCodeAtSignIn,
   );
-  // The account view counts the unused recovery codes.
-  if (method === 'recovery_code') await invalidateAccountView(deps.cache, account.id);
 }
 
 async function withPasskey(
@@ -101,9 +99,9 @@ async function withPasskey(
         const assertion = await verifyPasskeyAssertion(deps, rp, proof);
         if (assertion.account.id !== viewer.accountId) throw passkeyFailed('this passkey belongs to another account.');
         const now = deps.clock();
-        return await deps.db.$transaction(async (tx) => {
+        return await changeAccount(deps, viewer.accountId, async (tx, change) => {
           await advanceCounter(tx, assertion, now);
-          return markReauthenticated(tx, now, viewer, 'passkey', client);
+          return markReauthenticated(tx, change, now, viewer, 'passkey', client);
         });
       } catch (err) {
         // A passkey that does not verify is a wrong credential: counted, answered 401.

@@ -2,8 +2,7 @@
 // revocation the user asks for is recorded in the security activity with the delete.
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { badRequest, noSuchSession } from '../errors.js';
-import { recordSecurityEvent } from '../activity/security-events.js';
-import { revokeAccountSessions, revokeSessions } from './session.js';
+import { accountSessions, revokeSessions, revokeSessionsAsChange } from './session.js';
 import { voidPendingSecondSteps } from './pending-second-steps.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -19,14 +18,8 @@ export async function revokeOtherSession(deps: DomainDeps, viewer: Viewer, sessi
     select: { id: true, tokenHash: true },
   });
   if (!row) throw noSuchSession();
-  await revokeSessions(deps, [row], (tx) =>
-    recordSecurityEvent(tx, {
-      accountId: viewer.accountId,
-      type: 'session_revoked',
-      client,
-      at: deps.clock(),
-      detail: { session_id: row.id },
-    }),
+  await revokeSessionsAsChange(deps, viewer.accountId, [row], (_tx, change) =>
+    change.record({ type: 'session_revoked', client, at: deps.clock(), detail: { session_id: row.id } }),
   );
 }
 
@@ -36,8 +29,8 @@ export async function logout(deps: DomainDeps, viewer: Viewer): Promise<void> {
 
 /** Every session ends, and so do the sign-ins waiting for their second step (API.md section 7a). */
 export async function logoutAll(deps: DomainDeps, viewer: Viewer, client: ClientInfo): Promise<void> {
-  await revokeAccountSessions(deps, viewer.accountId, undefined, async (tx) => {
+  await revokeSessionsAsChange(deps, viewer.accountId, await accountSessions(deps, viewer.accountId), async (tx, change) => {
     await voidPendingSecondSteps(tx, viewer.accountId);
-    await recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'sessions_revoked_all', client, at: deps.clock() });
+    await change.record({ type: 'sessions_revoked_all', client, at: deps.clock() });
   });
 }

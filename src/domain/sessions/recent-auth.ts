@@ -7,7 +7,7 @@
 // A re-authentication (reauth/reauthentication.ts, or a provider: sso/provider-reauth.ts) marks
 // the session here, then replaces its cached entry (session.ts) so `reauthenticated_until` shows it.
 import type { Tx } from '../../infra/mail/outbox.js';
-import { recordSecurityEvent } from '../activity/security-events.js';
+import type { AccountChange } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { reauthRequired, unauthenticated, verifyAddressFirst } from '../errors.js';
 
@@ -49,12 +49,13 @@ export function reauthenticatedUntil(deps: Pick<DomainDeps, 'clock' | 'policy'>,
 export type ReauthMethod = 'password' | 'totp' | 'recovery_code' | 'passkey' | 'google' | 'github';
 
 /**
- * Marks the session recently authenticated and records it, in the caller's transaction (with the
- * code or passkey use that proved it). Returns the session's token hash, whose cached entry the
- * caller replaces after the commit (recacheSession).
+ * Marks the session recently authenticated and records it with the change (in the transaction of
+ * the code or passkey use that proved it). Returns the session's token hash, whose cached entry
+ * the caller replaces after the commit (recacheSession).
  */
 export async function markReauthenticated(
   tx: Tx,
+  change: AccountChange,
   at: Date,
   viewer: Pick<Viewer, 'accountId' | 'sessionId'>,
   method: ReauthMethod,
@@ -65,6 +66,6 @@ export async function markReauthenticated(
     RETURNING token_hash`;
   // The session was revoked meanwhile: nothing to mark.
   if (!row) throw unauthenticated();
-  await recordSecurityEvent(tx, { accountId: viewer.accountId, type: 'reauthenticated', client, at, detail: { method } });
+  await change.record({ type: 'reauthenticated', client, at, detail: { method } });
   return row.token_hash;
 }

@@ -11,6 +11,7 @@ import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/
 import type { Db } from '../../infra/db/client.js';
 import type { Tx } from '../../infra/mail/outbox.js';
 import { revocationEpoch } from './revocation-epoch.js';
+import { changeAccount, type AccountChange, type ChangeDeps } from '../activity/account-change.js';
 
 export const SESSION_LIFETIME_MS = 30 * 24 * 3600 * 1000;
 /** However often it is used, a session ends 90 days after it was made. */
@@ -163,25 +164,29 @@ async function touch(deps: SessionDeps, session: ValidSession, now: number): Pro
   await orFallback(deps.cache.setUnless(cacheKey(session.tokenHash), JSON.stringify(session), ttlFor(session, now), REVOKED), undefined);
 }
 
+type SessionRef = { id: string; tokenHash: string };
+
+/** Deletes the rows and tombstones their cache entries. */
+export async function revokeSessions(deps: Pick<SessionDeps, 'db' | 'cache'>, sessions: SessionRef[]): Promise<void> {
+  if (sessions.length === 0) return;
+  await deps.db.session.deleteMany({ where: { id: { in: sessions.map((s) => s.id) } } });
+  await tombstone(deps, sessions.map((s) => s.tokenHash));
+}
+
 /**
- * Deletes the rows and tombstones their cache entries. `alongside` commits with the delete (the
- * security activity records a revocation in the same transaction).
+ * revokeSessions as a change of the account the person asked for: `record` says what happened
+ * (the security event), committed with the delete (activity/account-change.ts).
  */
-export async function revokeSessions(
-  deps: Pick<SessionDeps, 'db' | 'cache'>,
-  sessions: { id: string; tokenHash: string }[],
-  alongside?: (tx: Tx) => Promise<void>,
+export async function revokeSessionsAsChange(
+  deps: Pick<SessionDeps, 'db' | 'cache'> & ChangeDeps,
+  accountId: string,
+  sessions: SessionRef[],
+  record: (tx: Tx, change: AccountChange) => Promise<void>,
 ): Promise<void> {
-  if (sessions.length === 0 && !alongside) return;
-  const where = { where: { id: { in: sessions.map((s) => s.id) } } };
-  if (alongside) {
-    await deps.db.$transaction(async (tx) => {
-      await tx.session.deleteMany(where);
-      await alongside(tx);
-    });
-  } else {
-    await deps.db.session.deleteMany(where);
-  }
+  await changeAccount(deps, accountId, async (tx, change) => {
+    await tx.session.deleteMany({ where: { id: { in: sessions.map((s) => s.id) } } });
+    await record(tx, change);
+  });
   await tombstone(deps, sessions.map((s) => s.tokenHash));
 }
 
@@ -198,16 +203,15 @@ export async function tombstone(deps: Pick<SessionDeps, 'db' | 'cache'>, tokenHa
   await revocationEpoch(deps.db).bump();
 }
 
-/** Revokes every session of an account, optionally keeping one (change-password). */
-export async function revokeAccountSessions(
-  deps: Pick<SessionDeps, 'db' | 'cache'>,
-  accountId: string,
-  keepSessionId?: string,
-  alongside?: (tx: Tx) => Promise<void>,
-): Promise<void> {
-  const rows = await deps.db.session.findMany({
+/** Every session of the account, but `keepSessionId`. */
+export function accountSessions(deps: Pick<SessionDeps, 'db'>, accountId: string, keepSessionId?: string): Promise<SessionRef[]> {
+  return deps.db.session.findMany({
     where: { accountId, ...(keepSessionId ? { id: { not: keepSessionId } } : {}) },
     select: { id: true, tokenHash: true },
   });
-  await revokeSessions(deps, rows, alongside);
+}
+
+/** Revokes every session of an account, optionally keeping one (change-password). */
+export async function revokeAccountSessions(deps: Pick<SessionDeps, 'db' | 'cache'>, accountId: string, keepSessionId?: string): Promise<void> {
+  await revokeSessions(deps, await accountSessions(deps, accountId, keepSessionId));
 }

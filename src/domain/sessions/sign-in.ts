@@ -7,6 +7,7 @@ import type { Tx } from '../../infra/mail/outbox.js';
 import { loginAlert, type RenderedEmail } from '../../infra/mail/templates.js';
 import { USER_AGENT_MAX } from '../activity/security-events.js';
 import { MAX_SESSIONS, newSession, tombstone, type NewSession } from './session.js';
+import { changeIn, type AccountChange } from '../activity/account-change.js';
 
 /** How a sign-in was made: the first step's method and whether a second step was passed. */
 export type SignInMethod = 'password' | 'google' | 'github' | 'passkey';
@@ -120,19 +121,28 @@ type SignInResult = { new_network: boolean; evicted: string[] };
  * in a login's CPU); with other work that must commit with it, both run in one Prisma transaction.
  */
 async function writeSignIn(
-  deps: Pick<DomainDeps, 'db' | 'sql'>,
+  deps: Pick<DomainDeps, 'db' | 'sql' | 'outbox' | 'mailNotify' | 'events'>,
   row: SignInRow,
-  extra: ((tx: Tx) => Promise<void>) | undefined,
-): Promise<{ newNetwork: boolean; evicted: string[] }> {
+  extra: SignInExtra | undefined,
+): Promise<{ newNetwork: boolean; evicted: string[]; sent: boolean }> {
   const values = signInValues(row);
+  let sent = false;
   const result = extra
     ? await deps.db.$transaction(async (tx) => {
-        await extra(tx);
+        const change = changeIn(tx, deps, row.accountId);
+        await extra(tx, change);
+        sent = change.sent;
         return tx.$queryRawUnsafe<SignInResult[]>(SIGN_IN_STATEMENT, ...values);
       })
     : await deps.sql<SignInResult>(SIGN_IN_STATEMENT, values);
-  return { newNetwork: result[0]?.new_network === true, evicted: result[0]?.evicted ?? [] };
+  return { newNetwork: result[0]?.new_network === true, evicted: result[0]?.evicted ?? [], sent };
 }
+
+/**
+ * Work that must commit with a sign-in (SSO: the account, the linked identity; a pending link
+ * bound), handed the sign-in's AccountChange (activity/account-change.ts) for what it records.
+ */
+export type SignInExtra = (tx: Tx, change: AccountChange) => Promise<void>;
 
 interface SealedAlert {
   id: string;
@@ -162,8 +172,8 @@ export async function issueSignIn(
   client: ClientInfo,
   /** Recorded on the session: the session list shows it. */
   how: SignInHow,
-  /** Work that must commit with the sign-in (SSO: the account, the linked identity). */
-  extra?: (tx: Tx) => Promise<void>,
+  /** Work that must commit with the sign-in. */
+  extra?: SignInExtra,
 ): Promise<SignedIn> {
   const now = deps.clock();
   const ip = maskIp(client.ip);
@@ -180,10 +190,10 @@ export async function issueSignIn(
         ? null
         : sealedAlert(deps, account.email, loginAlert(deps.mailContext, { at: now, ip, userAgent: client.userAgent })),
   };
-  const { newNetwork, evicted } = await writeSignIn(deps, row, extra);
+  const { newNetwork, evicted, sent } = await writeSignIn(deps, row, extra);
   if (evicted.length > 0) await tombstone(deps, evicted);
   // The account view shows the last login (it listens: accounts/account-view.ts).
   await deps.events.emit('account.signedIn', { accountId: account.id });
-  if (newNetwork) deps.mailNotify();
+  if (newNetwork || sent) deps.mailNotify();
   return { token, sessionId: session.id, expiresAt: session.expiresAt, emailVerified: account.emailVerified };
 }

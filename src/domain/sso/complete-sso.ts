@@ -13,7 +13,7 @@ import { createPendingLink } from './pending-link.js';
 import { decideSsoOutcome, type SsoFacts, type SsoRefusal } from './sso-outcome.js';
 import { createSsoAccount } from './sso-signup.js';
 import type { Intent } from './state.js';
-import { invalidateAccountView } from '../accounts/account-view.js';
+import { changeAccount } from '../activity/account-change.js';
 import { createMfaChallenge } from '../accounts/mfa-challenge.js';
 import { unauthenticated } from '../errors.js';
 import { recordProviderLinked } from '../activity/provider-linked.js';
@@ -62,7 +62,7 @@ async function completeOnce(deps: DomainDeps, input: SsoInput, nextSlug: () => s
     case 'link': {
       const account = await deps.db.account.findUnique({ where: { id: decision.accountId }, select: { email: true, emailVerified: true } });
       if (!account) throw unauthenticated();
-      await deps.db.$transaction(async (tx) => {
+      await changeAccount(deps, decision.accountId, async (tx, change) => {
         await tx.linkedIdentity.create({
           data: {
             accountId: decision.accountId,
@@ -74,10 +74,8 @@ async function completeOnce(deps: DomainDeps, input: SsoInput, nextSlug: () => s
             linkedWhileUnverified: !account.emailVerified,
           },
         });
-        await recordProviderLinked(deps, tx, { accountId: decision.accountId, accountEmail: account.email, identity, client });
+        await recordProviderLinked(deps, change, { accountEmail: account.email, identity, client });
       });
-      deps.mailNotify();
-      await invalidateAccountView(deps.cache, decision.accountId);
       return { kind: 'linked' };
     }
     case 'sign-in': {

@@ -89,9 +89,9 @@ export async function confirmLink(
     return createMfaChallenge(deps, { accountId: account.id, method: link.provider as ProviderName, pendingLinkId: link.id });
   }
   try {
-    return await issueSignIn(deps, account, client, { method: link.provider as ProviderName, secondStep: false }, async (tx) => {
+    return await issueSignIn(deps, account, client, { method: link.provider as ProviderName, secondStep: false }, async (tx, change) => {
       // The same binding as after a second step: single use, the identity, its event and notice.
-      await bindPendingLink(deps, tx, link.id, account, client, deps.clock());
+      await bindPendingLink(deps, tx, change, link.id, account, client, deps.clock());
       if (rehash) await tx.account.update({ where: { id: account.id }, data: { passwordHash: rehash } });
     });
   } catch (err) {

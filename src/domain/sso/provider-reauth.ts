@@ -7,6 +7,7 @@ import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { badRequest, forbidden, unauthenticated } from '../errors.js';
 import { recacheSession } from '../sessions/session.js';
 import { markReauthenticated } from '../sessions/recent-auth.js';
+import { changeAccount } from '../activity/account-change.js';
 import type { ProviderName } from './identity.js';
 
 /** Whether the session may start a re-authentication with `provider`: linked, and two-step off. */
@@ -29,6 +30,6 @@ export async function reauthenticateWithProvider(
   provider: ProviderName,
   client: ClientInfo,
 ): Promise<void> {
-  const tokenHash = await deps.db.$transaction((tx) => markReauthenticated(tx, deps.clock(), viewer, provider, client));
+  const tokenHash = await changeAccount(deps, viewer.accountId, (tx, change) => markReauthenticated(tx, change, deps.clock(), viewer, provider, client));
   await recacheSession(deps, tokenHash);
 }

@@ -18,7 +18,7 @@ export async function createSsoAccount(
 ): Promise<SignedIn> {
   const id = randomUUID();
   const { email, emailVerified } = identity;
-  const signedIn = await issueSignIn(deps, { id, email, emailVerified }, client, { method: identity.provider, secondStep: false }, async (tx) => {
+  return issueSignIn(deps, { id, email, emailVerified }, client, { method: identity.provider, secondStep: false }, async (tx, change) => {
     const now = deps.clock();
     await tx.account.create({
       data: { id, email, emailNormalized: normalizeEmail(email), emailVerified, slug, createdAt: now },
@@ -30,9 +30,7 @@ export async function createSsoAccount(
     await rememberNetwork(tx, id, client.ip, now);
     if (!emailVerified) {
       const { token, expiresAt } = await issueEmailToken(tx, now, { accountId: id, kind: 'verify-email' });
-      await deps.outbox.enqueue(tx, email, verifyEmail(deps.mailContext, token), id, expiresAt);
+      await change.send(email, verifyEmail(deps.mailContext, token), expiresAt);
     }
   });
-  if (!emailVerified) deps.mailNotify();
-  return signedIn;
 }

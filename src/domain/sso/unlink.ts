@@ -4,10 +4,9 @@
 // two concurrent removals (two identities, or an identity and a passkey) cannot both succeed.
 import type { Tx } from '../../infra/mail/outbox.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
-import { recordSecurityEvent } from '../activity/security-events.js';
+import { changeAccount } from '../activity/account-change.js';
 import { badRequest, notFound } from '../errors.js';
 import { isProviderName } from './identity.js';
-import { invalidateAccountView } from '../accounts/account-view.js';
 
 export const LAST_METHOD_MESSAGE =
   'This is your only way to sign in. Set a password before disconnecting the last login provider ' +
@@ -42,13 +41,12 @@ export const methodCount = (m: SignInMethods): number => (m.hasPassword ? 1 : 0)
 
 export async function unlinkProvider(deps: DomainDeps, accountId: string, provider: string, client: ClientInfo): Promise<void> {
   if (!isProviderName(provider)) throw notLinked();
-  await deps.db.$transaction(async (tx) => {
+  await changeAccount(deps, accountId, async (tx, change) => {
     const methods = await lockSignInMethods(tx, accountId);
     const identity = methods?.identities.find((i) => i.provider === provider);
     if (!methods || !identity) throw notLinked();
     if (methodCount(methods) <= 1) throw badRequest(LAST_METHOD_MESSAGE);
     await tx.linkedIdentity.delete({ where: { id: identity.id } });
-    await recordSecurityEvent(tx, { accountId, type: 'provider_unlinked', client, at: deps.clock(), detail: { provider } });
+    await change.record({ type: 'provider_unlinked', client, at: deps.clock(), detail: { provider } });
   });
-  await invalidateAccountView(deps.cache, accountId);
 }
