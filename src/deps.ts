@@ -21,7 +21,7 @@ import { createOutbox } from './infra/mail/outbox.js';
 import { createCipher, loadOrCreateKeyFile, type Cipher } from './infra/crypto/cipher.js';
 import { createMetrics, type Metrics } from './infra/observability/metrics.js';
 import { Counter } from 'prom-client';
-import { createBreachedPasswordCheck } from './domain/accounts/breached-password.js';
+import { createBreachedPasswordCheck } from './domain/passwords/breached-password.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 

@@ -5,7 +5,7 @@
 // process's CPU time from /proc around each command.
 import { createInterface } from 'node:readline';
 import argon2 from 'argon2';
-import { HASH_OPTIONS } from '../../src/domain/accounts/password.js';
+import { HASH_OPTIONS } from '../../src/domain/passwords/password.js';
 
 const PASSWORD = 'bench password 1';
 const concurrency = Number(process.env.BENCH_CONNECTIONS ?? 8);

@@ -5,7 +5,7 @@ import type { Cache } from '../infra/cache/cache.js';
 import type { Db, Sql } from '../infra/db/client.js';
 import type { DomainEvents } from './events.js';
 import type { Outbox } from '../infra/mail/outbox.js';
-import type { MailContext } from '../infra/mail/templates.js';
+import type { MailContext } from './emails/messages.js';
 import type { Cipher } from '../infra/crypto/cipher.js';
 
 export interface DomainDeps {
@@ -32,7 +32,7 @@ export interface DomainDeps {
   background: Background;
   /** AES-256-GCM under ENCRYPTION_KEY: TOTP secrets at rest. */
   cipher: Cipher;
-  /** The Pwned Passwords range check (accounts/breached-password.ts); always false when off. */
+  /** The Pwned Passwords range check (passwords/breached-password.ts); always false when off. */
   breachedPasswords: (password: string) => Promise<boolean>;
 }
 

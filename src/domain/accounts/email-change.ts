@@ -2,13 +2,13 @@
 // address to confirm. The old address stays in effect until the link is used.
 import { badRequest, conflict, invalidConfirmationLink } from '../errors.js';
 import { violates } from '../../infra/db/errors.js';
-import { confirmEmailChange as confirmMessage, emailChanged } from '../../infra/mail/templates.js';
+import { confirmEmailChange as confirmMessage, emailChanged } from '../emails/messages.js';
 import { changeAccount } from '../activity/account-change.js';
 import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail, parseEmail } from './email-address.js';
 import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
-import { confirmPassword } from './password-confirmation.js';
-import { LIMITS, reserve } from './rate-limit.js';
+import { confirmPassword } from '../passwords/password-confirmation.js';
+import { LIMITS, reserve } from '../limits/rate-limit.js';
 
 const inUse = () => conflict('That email address is already in use.');
 

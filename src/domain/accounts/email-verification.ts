@@ -2,10 +2,10 @@
 // (POST /auth/resend-verification, 5 per 15 minutes per account, counted in the shared cache).
 // The welcome email goes out once per account, ever: welcome_sent_at is claimed atomically.
 import { badRequest, rateLimited } from '../errors.js';
-import { verifyEmail as verifyEmailMessage, welcome } from '../../infra/mail/templates.js';
+import { verifyEmail as verifyEmailMessage, welcome } from '../emails/messages.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
-import { LIMITS, consume } from './rate-limit.js';
+import { LIMITS, consume } from '../limits/rate-limit.js';
 import { cleanAfterAddressProof } from './address-proof.js';
 import { changeAccount } from '../activity/account-change.js';
 

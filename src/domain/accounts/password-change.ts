@@ -1,14 +1,14 @@
 // POST /auth/change-password: re-hash and sign out every other session; this one stays. Pending
 // email changes and pending second steps of sign-ins (mfa_tokens) die with the old password.
 import type { DomainDeps, ClientInfo, Viewer } from '../context.js';
-import { assertPasswordLength, hashPassword } from './password.js';
-import { assertNotBreached } from './breached-password.js';
-import { confirmPassword } from './password-confirmation.js';
+import { assertPasswordLength, hashPassword } from '../passwords/password.js';
+import { assertNotBreached } from '../passwords/breached-password.js';
+import { confirmPassword } from '../passwords/password-confirmation.js';
 import { voidPendingEmailChanges } from './address-proof.js';
 import { voidPendingSecondSteps } from '../sessions/pending-second-steps.js';
 import { revokeAccountSessions } from '../sessions/session.js';
 import { changeAccount } from '../activity/account-change.js';
-import { passwordChanged } from '../../infra/mail/templates.js';
+import { passwordChanged } from '../emails/messages.js';
 
 export async function changePassword(
   deps: DomainDeps,

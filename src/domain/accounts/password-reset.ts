@@ -4,15 +4,15 @@
 // voids pending second steps, and signs out every session. It is also how an SSO-only account
 // gets a password. Two-step sign-in stays on for a verified account: the next sign-in asks for it.
 import { badRequest } from '../errors.js';
-import { passwordChanged, resetPassword as resetMessage } from '../../infra/mail/templates.js';
+import { passwordChanged, resetPassword as resetMessage } from '../emails/messages.js';
 import { changeAccount } from '../activity/account-change.js';
 import { revokeAccountSessions } from '../sessions/session.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { hasNul, normalizeEmail } from './email-address.js';
 import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
-import { assertPasswordLength, hashPassword } from './password.js';
-import { assertNotBreached } from './breached-password.js';
-import { LIMITS, consume } from './rate-limit.js';
+import { assertPasswordLength, hashPassword } from '../passwords/password.js';
+import { assertNotBreached } from '../passwords/breached-password.js';
+import { LIMITS, consume } from '../limits/rate-limit.js';
 import { cleanAfterAddressProof } from './address-proof.js';
 import { voidPendingSecondSteps } from '../sessions/pending-second-steps.js';
 

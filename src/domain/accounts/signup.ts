@@ -4,16 +4,16 @@ import { randomUUID } from 'node:crypto';
 import { conflict, emailTaken } from '../errors.js';
 import { changeAccount } from '../activity/account-change.js';
 import { violates } from '../../infra/db/errors.js';
-import { verifyEmail } from '../../infra/mail/templates.js';
+import { verifyEmail } from '../emails/messages.js';
 import { rememberNetwork } from '../sessions/sign-in.js';
 import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail, parseEmail } from './email-address.js';
 import { issueEmailToken } from './email-tokens.js';
-import { assertPasswordLength, hashPassword } from './password.js';
-import { assertNotBreached } from './breached-password.js';
+import { assertPasswordLength, hashPassword } from '../passwords/password.js';
+import { assertNotBreached } from '../passwords/breached-password.js';
 import { slugCandidates } from './slug.js';
-import { ipSubject } from './password-check.js';
-import { LIMITS, reserve } from './rate-limit.js';
+import { ipSubject } from '../passwords/password-check.js';
+import { LIMITS, reserve } from '../limits/rate-limit.js';
 import { isHeldForAnother } from '../tunnels/released-names.js';
 
 export interface NewAccount {

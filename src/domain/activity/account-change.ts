@@ -8,7 +8,7 @@
 // refreshes a view by hand. Sign-ins go through sessions/sign-in.ts's issueSignIn, which hands
 // its extra work the same AccountChange and does the same after its commit.
 import type { Tx } from '../../infra/mail/outbox.js';
-import type { RenderedEmail } from '../../infra/mail/templates.js';
+import type { RenderedEmail } from '../../infra/mail/outbox.js';
 import type { DomainDeps } from '../context.js';
 import { recordSecurityEvent, type SecurityEventInput } from './security-events.js';
 

@@ -5,7 +5,7 @@
 import { changeAccount } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
-import { lockSignInMethods, methodCount } from '../sso/unlink.js';
+import { lockSignInMethods, methodCount } from '../identities/sign-in-methods.js';
 import { passkeyName } from './names.js';
 import { passkeySelect, type PasskeyRow } from './passkey-row.js';
 

@@ -6,7 +6,7 @@
 // verification and a discoverable credential are required, so the passkey alone signs in.
 import type { PublicKeyCredentialCreationOptionsJSON, VerifiedRegistrationResponse } from '@simplewebauthn/server';
 import { webauthn } from './webauthn.js';
-import { passkeyAdded } from '../../infra/mail/templates.js';
+import { passkeyAdded } from '../emails/messages.js';
 import { violates } from '../../infra/db/errors.js';
 import { changeAccount } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';

@@ -9,7 +9,7 @@ import { webauthn } from './webauthn.js';
 import { recordSecurityEventQuietly } from '../activity/security-events.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { LIMITS_PASSKEY_OPTIONS_PER_NETWORK } from './limits.js';
-import { reserve } from '../accounts/rate-limit.js';
+import { reserve } from '../limits/rate-limit.js';
 import { networkOf } from '../network.js';
 import { issueSignIn, type SignedIn } from '../sessions/sign-in.js';
 import { putSignInChallenge } from './challenges.js';

@@ -11,10 +11,10 @@ import { markReauthenticated, type ReauthMethod } from '../sessions/recent-auth.
 import { advanceCounter, passkeyFailed, verifyPasskeyAssertion } from '../passkeys/assertion.js';
 import type { RelyingParty } from '../passkeys/relying-party.js';
 import { changeAccount } from '../activity/account-change.js';
-import { confirmPassword } from '../accounts/password-confirmation.js';
-import { underSignInLimits } from '../accounts/password-check.js';
-import { attemptSecondStep, loadSecondStepTarget, type SecondStepTarget } from '../accounts/second-step-attempt.js';
-import { readSecondStepCode, withCodeUsed, wrongCodeAtSignIn } from '../accounts/second-step.js';
+import { confirmPassword } from '../passwords/password-confirmation.js';
+import { underSignInLimits } from '../passwords/password-check.js';
+import { attemptSecondStep, loadSecondStepTarget, type SecondStepTarget } from '../two-step/second-step-attempt.js';
+import { readSecondStepCode, withCodeUsed, wrongCodeAtSignIn } from '../two-step/second-step.js';
 
 export interface ReauthInput {
   password?: string | null | undefined;

@@ -1,10 +1,10 @@
 // Issuing a session after any successful sign-in (password, SSO, confirmed link): the session,
 // the last-login record, and the new-network alert, committed together.
 import type { DomainDeps, ClientInfo } from '../context.js';
-import { maskIp, networkOf } from './network.js';
+import { maskIp, networkOf } from '../network.js';
 import { randomUUID } from 'node:crypto';
-import type { Tx } from '../../infra/mail/outbox.js';
-import { loginAlert, type RenderedEmail } from '../../infra/mail/templates.js';
+import type { RenderedEmail, Tx } from '../../infra/mail/outbox.js';
+import { loginAlert } from '../emails/messages.js';
 import { USER_AGENT_MAX } from '../activity/security-events.js';
 import { MAX_SESSIONS, newSession, tombstone, type NewSession } from './session.js';
 import { changeIn, type AccountChange } from '../activity/account-change.js';

@@ -14,9 +14,9 @@ import { decideSsoOutcome, type SsoFacts, type SsoRefusal } from './sso-outcome.
 import { createSsoAccount } from './sso-signup.js';
 import type { Intent } from './state.js';
 import { changeAccount } from '../activity/account-change.js';
-import { createMfaChallenge } from '../accounts/mfa-challenge.js';
+import { createMfaChallenge } from '../two-step/mfa-challenge.js';
 import { unauthenticated } from '../errors.js';
-import { recordProviderLinked } from '../activity/provider-linked.js';
+import { recordProviderLinked } from '../identities/provider-linked.js';
 import { reauthenticateWithProvider } from './provider-reauth.js';
 
 export type SsoOutcome =

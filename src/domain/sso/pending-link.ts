@@ -4,15 +4,15 @@
 // limits as logins and leave the pending link usable until it expires.
 import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail } from '../accounts/email-address.js';
-import { checkSignInPassword } from '../accounts/password-check.js';
-import { networkOf } from '../sessions/network.js';
+import { checkSignInPassword } from '../passwords/password-check.js';
+import { networkOf } from '../network.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
 import { isUniqueViolation } from '../../infra/db/errors.js';
 import { AppError, conflict } from '../errors.js';
 import { issueSignIn, type SignedIn } from '../sessions/sign-in.js';
 import type { ProviderIdentity, ProviderName } from './identity.js';
-import { createMfaChallenge, type MfaRequired } from '../accounts/mfa-challenge.js';
-import { bindPendingLink, invalidPendingLink as invalidLink } from '../accounts/deferred-link.js';
+import { createMfaChallenge, type MfaRequired } from '../two-step/mfa-challenge.js';
+import { bindPendingLink, invalidPendingLink as invalidLink } from '../identities/pending-link-binding.js';
 
 export const PENDING_LINK_TTL_MS = 15 * 60_000;
 
@@ -84,7 +84,7 @@ export async function confirmLink(
     wrongPassword,
   );
   if (account.totpCredential?.enabledAt) {
-    // Two-step on: the identity is bound once the second step passes too (accounts/deferred-link.ts).
+    // Two-step on: the identity is bound once the second step passes too (identities/pending-link-binding.ts).
     if (rehash) await deps.db.account.update({ where: { id: account.id }, data: { passwordHash: rehash } });
     return createMfaChallenge(deps, { accountId: account.id, method: link.provider as ProviderName, pendingLinkId: link.id });
   }

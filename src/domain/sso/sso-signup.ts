@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail } from '../accounts/email-address.js';
 import { issueEmailToken } from '../accounts/email-tokens.js';
-import { verifyEmail } from '../../infra/mail/templates.js';
+import { verifyEmail } from '../emails/messages.js';
 import { issueSignIn, rememberNetwork, type SignedIn } from '../sessions/sign-in.js';
 import type { ProviderIdentity } from './identity.js';
 

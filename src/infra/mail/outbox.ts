@@ -4,7 +4,15 @@
 // deleted. A link email carries its link's expiry: still unsent then, it is dropped, not sent.
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { Cipher } from '../crypto/cipher.js';
-import type { RenderedEmail } from './templates.js';
+
+/** An email as the domain renders it (domain/emails/messages.ts) and the worker sends it. */
+export interface RenderedEmail {
+  /** Sent as X-Email-Kind. */
+  kind: string;
+  subject: string;
+  text: string;
+  html: string;
+}
 
 export type Tx = Prisma.TransactionClient;
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import pino from 'pino';
-import { createBreachedPasswordCheck, type BreachCheckFailure } from '../../../src/domain/accounts/breached-password.js';
+import { createBreachedPasswordCheck, type BreachCheckFailure } from '../../../src/domain/passwords/breached-password.js';
 import { loadConfig } from '../../../src/infra/config.js';
 import { PASSWORD, signedIn } from '../../support/accounts.js';
 import { FakePwned, sha1Hex, useFakePwned } from '../../support/fake-pwned.js';

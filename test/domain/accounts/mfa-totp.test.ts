@@ -3,7 +3,7 @@
 // either way and no more.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { matchTotpStep, newTotpKey, totpSecretText, totpStep } from '../../../src/domain/accounts/totp.js';
+import { matchTotpStep, newTotpKey, totpSecretText, totpStep } from '../../../src/domain/two-step/totp.js';
 import { base32Decode, codeAt, hotp, totp } from '../../support/totp.js';
 
 // RFC 6238 appendix B, SHA-1 column: the seed is the ASCII string "12345678901234567890".

@@ -4,7 +4,7 @@
 // passkey. The RP comes from APP_URL's defaults (rp id = its host name, origin = its origin).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { resetLimit } from '../../../src/domain/accounts/rate-limit.js';
+import { resetLimit } from '../../../src/domain/limits/rate-limit.js';
 import { networkOf } from '../../../src/domain/network.js';
 import { LIMITS_PASSKEY_OPTIONS_PER_NETWORK } from '../../../src/domain/passkeys/limits.js';
 import { signedIn, type SignedIn } from '../../support/accounts.js';

@@ -1,8 +1,8 @@
 // Two-step sign-in on the graph (API.md section 7): `me.mfa`, enrolment and the second step of a
 // sign-in. verifyMfa answers like login (AuthPayload, the cookie set).
 import type { AccountView } from '../../../domain/accounts/account-view.js';
-import { verifyMfa } from '../../../domain/accounts/mfa-challenge.js';
-import { confirmTotp, disableTotp, regenerateRecoveryCodes, setupTotp } from '../../../domain/accounts/mfa-enrolment.js';
+import { verifyMfa } from '../../../domain/two-step/mfa-challenge.js';
+import { confirmTotp, disableTotp, regenerateRecoveryCodes, setupTotp } from '../../../domain/two-step/mfa-enrolment.js';
 import { builder } from '../builder.js';
 import { AccountRef } from './account.js';
 import { AuthPayloadRef, authAnswer } from './session.js';

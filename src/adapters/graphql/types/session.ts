@@ -2,7 +2,7 @@
 import { login } from '../../../domain/accounts/login.js';
 import { logout, logoutAll, revokeOtherSession } from '../../../domain/sessions/management.js';
 import { MAX_SESSIONS } from '../../../domain/sessions/session.js';
-import { isMfaRequired, type MfaRequired } from '../../../domain/accounts/mfa-challenge.js';
+import { isMfaRequired, type MfaRequired } from '../../../domain/two-step/mfa-challenge.js';
 import type { SignedIn } from '../../../domain/sessions/sign-in.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';

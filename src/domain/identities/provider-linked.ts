@@ -1,7 +1,7 @@
 // What linking a provider records, with the linking change: the security event and the
 // `provider-linked` notice to the account's address (API.md section 10).
-import { providerLinked } from '../../infra/mail/templates.js';
-import type { AccountChange } from './account-change.js';
+import { providerLinked } from '../emails/messages.js';
+import type { AccountChange } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 
 export async function recordProviderLinked(

@@ -3,7 +3,7 @@
 // sign-in (mfa-challenge.ts) also completes it: an account with two-step on proves its password
 // to the link, and the identity is bound only once the second step has passed too.
 import type { Tx } from '../../infra/mail/outbox.js';
-import { recordProviderLinked } from '../activity/provider-linked.js';
+import { recordProviderLinked } from './provider-linked.js';
 import type { AccountChange } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { badRequest } from '../errors.js';

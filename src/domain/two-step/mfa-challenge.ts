@@ -11,7 +11,7 @@ import type { Tx } from '../../infra/mail/outbox.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { badRequest, conflict, rateLimited } from '../errors.js';
 import { issueSignIn, type SignInMethod, type SignedIn } from '../sessions/sign-in.js';
-import { bindPendingLink } from './deferred-link.js';
+import { bindPendingLink } from '../identities/pending-link-binding.js';
 import { attemptSecondStep, loadSecondStepTarget } from './second-step-attempt.js';
 import { readSecondStepCode, SpentCode, useSecondStepCode, wrongCodeAtSignIn } from './second-step.js';
 

@@ -6,15 +6,15 @@
 // parallel guesses cannot overtake the budget) and taken back when it was not a wrong code; past
 // the budget every attempt answers 429, a right code included, until the hour ends. From the
 // third wrong code in an hour the owner hears of it, once an hour (the mfa-failed notice).
-import { mfaFailed } from '../../infra/mail/templates.js';
+import { mfaFailed } from '../emails/messages.js';
 import { recordSecurityEventQuietly, type SecurityEventDetail } from '../activity/security-events.js';
 import { changeAccount } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { rateLimited, type AppError } from '../errors.js';
 import type { Db } from '../../infra/db/client.js';
 import { maskIp, networkOf } from '../network.js';
-import { underSignInLimits } from './password-check.js';
-import { LIMITS, consume, consumeAll, settleAll } from './rate-limit.js';
+import { underSignInLimits } from '../passwords/password-check.js';
+import { LIMITS, consume, consumeAll, settleAll } from '../limits/rate-limit.js';
 
 /** The wrong code of an hour from which the owner gets the mfa-failed notice. */
 export const MFA_FAILED_NOTICE_AT = 3;

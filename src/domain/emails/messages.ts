@@ -1,6 +1,9 @@
-// The emails of SPEC section 6. Each has a kind (sent as X-Email-Kind), a subject, and text and
-// HTML bodies; links point at APP_URL with the credential in the `token` query parameter.
-import { escapeHtml } from '../html/escape.js';
+// The emails of SPEC section 6 and the notices of API.md section 10: domain policy (which kinds
+// exist, what each says). Each has a kind (sent as X-Email-Kind), a subject, and text and HTML
+// bodies; links point at APP_URL with the credential in the `token` query parameter.
+// infra/mail only stores and sends what these render.
+import { escapeHtml } from '../../infra/html/escape.js';
+import type { RenderedEmail } from '../../infra/mail/outbox.js';
 
 export type EmailKind = 'verify-email' | 'welcome' | 'login-alert' | 'confirm-email-change' | 'reset-password'
   | 'passkey-added'
@@ -12,13 +15,6 @@ export type EmailKind = 'verify-email' | 'welcome' | 'login-alert' | 'confirm-em
   | 'recovery-codes-regenerated'
   | 'mfa-failed';
 
-export interface RenderedEmail {
-  kind: EmailKind;
-  subject: string;
-  text: string;
-  html: string;
-}
-
 export interface MailContext {
   serviceName: string;
   appUrl: string;
@@ -28,7 +24,7 @@ export function emailLink(ctx: MailContext, path: string, token: string): string
   return `${ctx.appUrl}${path}?token=${encodeURIComponent(token)}`;
 }
 
-function render(kind: EmailKind, subject: string, paragraphs: string[], link?: { url: string; label: string }): RenderedEmail {
+function render(kind: EmailKind, subject: string, paragraphs: string[], link?: { url: string; label: string }): RenderedEmail & { kind: EmailKind } {
   const text = [...paragraphs, ...(link ? [`${link.label}: ${link.url}`] : [])].join('\n\n') + '\n';
   const html =
     `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">` +

@@ -8,12 +8,12 @@
 // recovery-codes-regenerated (API.md section 10) commit with the change.
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { badRequest, conflict, unauthenticated } from '../errors.js';
-import { mfaDisabled, mfaEnabled, recoveryCodesRegenerated } from '../../infra/mail/templates.js';
+import { mfaDisabled, mfaEnabled, recoveryCodesRegenerated } from '../emails/messages.js';
 import { changeAccount } from '../activity/account-change.js';
 import { maskIp } from '../network.js';
 import { requireRecentAuth, requireVerifiedAddress } from '../sessions/recent-auth.js';
 import { voidPendingSecondSteps } from '../sessions/pending-second-steps.js';
-import { confirmPassword, confirmPasswordIfSet } from './password-confirmation.js';
+import { confirmPassword, confirmPasswordIfSet } from '../passwords/password-confirmation.js';
 import { replaceRecoveryCodes } from './recovery-codes.js';
 import { attemptSecondStep, loadSecondStepTarget, type SecondStepTarget } from './second-step-attempt.js';
 import { openTotpKey, readSecondStepCode, withCodeUsed, wrongCode } from './second-step.js';

@@ -4,7 +4,7 @@
 import type { DomainDeps, ClientInfo } from '../context.js';
 import { AppError, unauthenticated } from '../errors.js';
 import { checkPassword } from './password-check.js';
-import { networkOf } from '../sessions/network.js';
+import { networkOf } from '../network.js';
 
 export interface ConfirmedAccount {
   id: string;

@@ -12,16 +12,16 @@
 // A missing hash (an unknown email, an SSO-only account) still burns one, so timing does not
 // tell. Every attempt is counted against its budget, the ceiling and the network before it is
 // checked; a success clears its budget and takes back its count from the ceiling and the network,
-// so those two count failures. A second step's code (accounts/second-step.ts) is
+// so those two count failures. A second step's code (two-step/second-step.ts) is
 // counted against the same limits.
 import type { Cache } from '../../infra/cache/cache.js';
 import type { ClientInfo } from '../context.js';
 import { AppError, rateLimited } from '../errors.js';
 import { recordSecurityEvent } from '../activity/security-events.js';
 import type { DomainDeps } from '../context.js';
-import { networkOf } from '../sessions/network.js';
+import { networkOf } from '../network.js';
 import { burnPasswordHash, verifyPassword } from './password.js';
-import { LIMITS, consumeAll, settleAll, type Limit } from './rate-limit.js';
+import { LIMITS, consumeAll, settleAll, type Limit } from '../limits/rate-limit.js';
 
 export interface PasswordSubject {
   /** The account's normalized email (or the typed one, for an unknown address). */
