@@ -39,6 +39,21 @@ module.exports = {
       to: { path: '^src/(main|app|deps)\\.ts$' },
     },
     {
+      name: 'only-stores-import-the-database-client',
+      comment:
+        'Queries live in one store per area (store.ts); flows and adapters call stores and never import the database client or the generated Prisma client (docs/architecture.md).',
+      severity: 'error',
+      from: { path: '^src/(domain|adapters)/', pathNot: '(^|/)store\\.ts$' },
+      to: { path: '^src/(infra/db/client\\.ts|generated/prisma/)' },
+    },
+    {
+      name: 'email-copy-is-domain-policy',
+      comment: 'The email kinds and their copy live in src/domain/emails; infra/mail only stores and sends.',
+      severity: 'error',
+      from: { path: '^src/domain/' },
+      to: { path: '^src/infra/mail/templates' },
+    },
+    {
       name: 'no-module-cycles',
       severity: 'error',
       from: { path: '^src/' },

@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { Background } from '../infra/background.js';
 import type { Cache } from '../infra/cache/cache.js';
-import type { Db, Sql } from '../infra/db/client.js';
+import type { Db, Sql } from './store.js';
 import type { DomainEvents } from './events.js';
 import type { Outbox } from '../infra/mail/outbox.js';
 import type { MailContext } from './emails/messages.js';

@@ -5,7 +5,8 @@
 // copy unreachable, on every instance.
 import type { Cache } from '../../infra/cache/cache.js';
 import { hashTag } from '../../infra/cache/keys.js';
-import type { Db } from '../../infra/db/client.js';
+import type { Db } from '../store.js';
+import { readAccountViewRow } from './store.js';
 import type { DomainEvents } from '../events.js';
 
 export interface AccountView {
@@ -41,22 +42,7 @@ function revive(s: Stored): AccountView {
 }
 
 async function readDatabase(db: Db, accountId: string): Promise<AccountView | null> {
-  const a = await db.account.findUnique({
-    where: { id: accountId },
-    select: {
-      id: true,
-      email: true,
-      emailVerified: true,
-      slug: true,
-      plan: true,
-      passwordHash: true,
-      lastLoginAt: true,
-      lastLoginIp: true,
-      linkedIdentities: { select: { provider: true, email: true, linkedAt: true }, orderBy: { linkedAt: 'asc' } },
-      totpCredential: { select: { enabledAt: true } },
-      _count: { select: { recoveryCodes: { where: { usedAt: null } }, passkeys: true } },
-    },
-  });
+  const a = await readAccountViewRow(db, accountId);
   if (!a) return null;
   return {
     id: a.id,
@@ -67,11 +53,7 @@ async function readDatabase(db: Db, accountId: string): Promise<AccountView | nu
     hasPassword: a.passwordHash !== null,
     lastLogin: a.lastLoginAt ? { at: a.lastLoginAt, ip: a.lastLoginIp ?? 'unknown' } : null,
     linkedProviders: a.linkedIdentities,
-    mfa: {
-      totp: a.totpCredential?.enabledAt != null,
-      recoveryCodesLeft: a.totpCredential?.enabledAt != null ? a._count.recoveryCodes : 0,
-      passkeys: a._count.passkeys,
-    },
+    mfa: { totp: a.totpOn, recoveryCodesLeft: a.totpOn ? a.unusedRecoveryCodes : 0, passkeys: a.passkeys },
   };
 }
 

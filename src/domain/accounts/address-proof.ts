@@ -3,14 +3,15 @@
 // victim's address first (and linked their own provider identity, started an email change, or
 // added a passkey, an authenticator or a token) loses it the moment the real owner proves the
 // address (pre-account takeover, API.md section 7a).
-import type { Tx } from '../../infra/mail/outbox.js';
+import type { Tx } from '../store.js';
+import { removeFactors, removeIdentitiesLinkedWhileUnverified, voidEmailTokens, voidPendingLinks } from './store.js';
 import type { AccountChange } from '../activity/account-change.js';
 import type { ClientInfo } from '../context.js';
-import { voidPendingSecondSteps } from '../sessions/pending-second-steps.js';
+import { voidPendingSecondSteps } from '../sessions/store.js';
 
 /** Pending email changes die: their links stop working (also after a password change). */
 export async function voidPendingEmailChanges(tx: Tx, accountId: string, now: Date): Promise<void> {
-  await tx.emailToken.updateMany({ where: { accountId, kind: 'change-email', usedAt: null }, data: { usedAt: now } });
+  await voidEmailTokens(tx, accountId, 'change-email', now);
 }
 
 export interface AddressProof {
@@ -31,28 +32,17 @@ export async function cleanAfterAddressProof(
   now: Date,
   proof: AddressProof,
 ): Promise<{ removedProviders: string[] }> {
-  const removed = await tx.linkedIdentity.findMany({
-    where: { accountId, linkedWhileUnverified: true },
-    select: { provider: true },
-  });
-  if (removed.length > 0) await tx.linkedIdentity.deleteMany({ where: { accountId, linkedWhileUnverified: true } });
+  const removedProviders = await removeIdentitiesLinkedWhileUnverified(tx, accountId);
   await voidPendingEmailChanges(tx, accountId, now);
-  await tx.pendingLink.updateMany({ where: { accountId, usedAt: null }, data: { usedAt: now } });
+  await voidPendingLinks(tx, accountId, now);
   if (proof.firstProof) await removeFactorsAddedBeforeProof(tx, change, accountId, now, proof.client);
-  return { removedProviders: removed.map((r) => r.provider) };
+  return { removedProviders };
 }
 
 async function removeFactorsAddedBeforeProof(tx: Tx, change: AccountChange, accountId: string, at: Date, client: ClientInfo | null): Promise<void> {
-  const [passkeys, totp] = await Promise.all([
-    tx.passkey.findMany({ where: { accountId }, select: { id: true, name: true } }),
-    tx.totpCredential.findUnique({ where: { accountId }, select: { enabledAt: true } }),
-  ]);
-  await tx.passkey.deleteMany({ where: { accountId } });
-  await tx.totpCredential.deleteMany({ where: { accountId } });
-  await tx.recoveryCode.deleteMany({ where: { accountId } });
-  await tx.serviceToken.deleteMany({ where: { accountId } });
+  const { passkeys, totpWasOn } = await removeFactors(tx, accountId);
   await voidPendingSecondSteps(tx, accountId);
   const reason = 'added before the address was verified';
   for (const p of passkeys) await change.record({ type: 'passkey_removed', client, at, detail: { passkey_id: p.id, name: p.name, reason } });
-  if (totp?.enabledAt) await change.record({ type: 'mfa_disabled', client, at, detail: { method: 'totp', reason } });
+  if (totpWasOn) await change.record({ type: 'mfa_disabled', client, at, detail: { method: 'totp', reason } });
 }

@@ -6,6 +6,8 @@ import type { DomainDeps, ClientInfo, Viewer } from '../context.js';
 import { normalizeEmail } from './email-address.js';
 import { confirmPassword } from '../passwords/password-confirmation.js';
 import { releaseNames } from '../tunnels/released-names.js';
+import { inTransaction } from '../store.js';
+import { deleteAccountRow, readDeletionLeftovers } from './store.js';
 
 export async function deleteAccount(
   deps: DomainDeps,
@@ -17,16 +19,15 @@ export async function deleteAccount(
   if (normalizeEmail(input.email) !== account.emailNormalized) {
     throw badRequest('The typed email does not match the account email.');
   }
-  const { sessions, tunnels } = await deps.db.$transaction(async (tx) => {
-    const sessions = await tx.session.findMany({ where: { accountId: account.id }, select: { tokenHash: true } });
-    const tunnels = await tx.tunnel.findMany({ where: { accountId: account.id }, select: { id: true, customDomain: true } });
+  const { sessions, tunnels } = await inTransaction(deps.db, async (tx) => {
+    const { sessions, tunnels } = await readDeletionLeftovers(tx, account.id);
     // Nobody may take over the deleted account's hosts for 30 days: the holds are written (under
     // the names' locks) before the rows that own the names go, so no claim slips in between.
     const now = deps.clock();
     await releaseNames(tx, 'slug', [account.slug], account.id, now);
     const domains = tunnels.flatMap((t) => (t.customDomain ? [t.customDomain] : []));
     await releaseNames(tx, 'domain', domains, account.id, now);
-    await tx.account.delete({ where: { id: account.id } });
+    await deleteAccountRow(tx, account.id);
     return { sessions, tunnels };
   });
   await tombstone(deps, [...sessions.map((s) => s.tokenHash), viewer.tokenHash]);

@@ -6,7 +6,8 @@ import { confirmEmailChange as confirmMessage, emailChanged } from '../emails/me
 import { changeAccount } from '../activity/account-change.js';
 import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail, parseEmail } from './email-address.js';
-import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
+import { findEmailToken, issueEmailToken } from './email-tokens.js';
+import { findAccountByEmail, markEmailTokenUsed, readAccountState, setEmail, voidEmailTokens } from './store.js';
 import { confirmPassword } from '../passwords/password-confirmation.js';
 import { LIMITS, reserve } from '../limits/rate-limit.js';
 
@@ -24,13 +25,10 @@ export async function requestEmailChange(
   const account = await confirmPassword(deps, accountId, input.currentPassword, client);
   const normalized = normalizeEmail(newEmail);
   if (normalized === account.emailNormalized) throw badRequest('That is already the email of this account.');
-  if (await deps.db.account.findUnique({ where: { emailNormalized: normalized }, select: { id: true } })) throw inUse();
+  if (await findAccountByEmail(deps.db, normalized)) throw inUse();
   await changeAccount(deps, accountId, async (tx, change) => {
     // A new request replaces any earlier pending change.
-    await tx.emailToken.updateMany({
-      where: { accountId, kind: 'change-email', usedAt: null },
-      data: { usedAt: deps.clock() },
-    });
+    await voidEmailTokens(tx, accountId, 'change-email', deps.clock());
     const { token, expiresAt } = await issueEmailToken(tx, deps.clock(), { accountId, kind: 'change-email', newEmail });
     await change.send(newEmail, confirmMessage(deps.mailContext, token, newEmail), expiresAt);
     await change.record({ type: 'email_change_requested', client, at: deps.clock(), detail: { new_email: newEmail } });
@@ -51,14 +49,12 @@ export async function confirmEmailChange(
   try {
     await changeAccount(deps, row.accountId, async (tx, change) => {
       if (!(await markEmailTokenUsed(tx, row.id, now))) throw invalidConfirmationLink();
-      const taken = await tx.account.findUnique({ where: { emailNormalized: normalizeEmail(newEmail) }, select: { id: true } });
+      const taken = await findAccountByEmail(tx, normalizeEmail(newEmail));
       if (taken && taken.id !== row.accountId) throw inUse();
-      const old = await tx.account.findUniqueOrThrow({ where: { id: row.accountId }, select: { email: true } });
+      const old = await readAccountState(tx, row.accountId);
+      if (!old) throw invalidConfirmationLink();
       // Following the link proves the new address, so it counts as verified.
-      await tx.account.update({
-        where: { id: row.accountId },
-        data: { email: newEmail, emailNormalized: normalizeEmail(newEmail), emailVerified: true },
-      });
+      await setEmail(tx, row.accountId, newEmail, normalizeEmail(newEmail));
       await change.record({ type: 'email_changed', client, at: now, detail: { new_email: newEmail } });
       // The old address hears of it: it is the one a thief would want silenced.
       await change.send(old.email, emailChanged(deps.mailContext, { at: now, newEmail }));

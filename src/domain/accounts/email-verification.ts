@@ -4,7 +4,8 @@
 import { badRequest, rateLimited } from '../errors.js';
 import { verifyEmail as verifyEmailMessage, welcome } from '../emails/messages.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
-import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
+import { findEmailToken, issueEmailToken } from './email-tokens.js';
+import { claimWelcome, markEmailTokenUsed, markVerified, readAccountState } from './store.js';
 import { LIMITS, consume } from '../limits/rate-limit.js';
 import { cleanAfterAddressProof } from './address-proof.js';
 import { changeAccount } from '../activity/account-change.js';
@@ -17,31 +18,21 @@ export async function verifyEmail(deps: DomainDeps, token: unknown, client: Clie
   const now = deps.clock();
   if (row.usedAt) {
     // A replayed link on a verified account is a no-op success; never a second welcome.
-    const account = await deps.db.account.findUnique({ where: { id: row.accountId }, select: { emailVerified: true } });
-    if (account?.emailVerified) return { emailVerified: true };
+    if ((await readAccountState(deps.db, row.accountId))?.emailVerified) return { emailVerified: true };
     throw invalidLink();
   }
   if (row.expiresAt <= now) throw invalidLink();
   await changeAccount(deps, row.accountId, async (tx, change) => {
     if (!(await markEmailTokenUsed(tx, row.id, now))) return;
-    const flipped = await tx.account.updateMany({ where: { id: row.accountId, emailVerified: false }, data: { emailVerified: true } });
-    if (flipped.count === 1) await cleanAfterAddressProof(tx, change, row.accountId, now, { firstProof: true, client });
-    const account = await tx.account.update({
-      where: { id: row.accountId },
-      data: { emailVerified: true },
-      select: { email: true },
-    });
-    const claimed = await tx.account.updateMany({
-      where: { id: row.accountId, welcomeSentAt: null },
-      data: { welcomeSentAt: now },
-    });
-    if (claimed.count === 1) await change.send(account.email, welcome(deps.mailContext));
+    if (await markVerified(tx, row.accountId)) await cleanAfterAddressProof(tx, change, row.accountId, now, { firstProof: true, client });
+    const account = await readAccountState(tx, row.accountId);
+    if (account && (await claimWelcome(tx, row.accountId, now))) await change.send(account.email, welcome(deps.mailContext));
   });
   return { emailVerified: true };
 }
 
 export async function resendVerification(deps: DomainDeps, accountId: string): Promise<void> {
-  const account = await deps.db.account.findUnique({ where: { id: accountId }, select: { email: true, emailVerified: true } });
+  const account = await readAccountState(deps.db, accountId);
   if (!account || account.emailVerified) return;
   const { allowed, retryAfterSeconds } = await consume(deps.cache, LIMITS.resendVerification, accountId);
   if (!allowed) throw rateLimited(retryAfterSeconds, 'Too many verification emails. Try again later.');

@@ -5,7 +5,8 @@ import { assertPasswordLength, hashPassword } from '../passwords/password.js';
 import { assertNotBreached } from '../passwords/breached-password.js';
 import { confirmPassword } from '../passwords/password-confirmation.js';
 import { voidPendingEmailChanges } from './address-proof.js';
-import { voidPendingSecondSteps } from '../sessions/pending-second-steps.js';
+import { setPassword } from './store.js';
+import { voidPendingSecondSteps } from '../sessions/store.js';
 import { revokeAccountSessions } from '../sessions/session.js';
 import { changeAccount } from '../activity/account-change.js';
 import { passwordChanged } from '../emails/messages.js';
@@ -22,7 +23,7 @@ export async function changePassword(
   const passwordHash = await hashPassword(input.newPassword);
   const now = deps.clock();
   await changeAccount(deps, viewer.accountId, async (tx, change) => {
-    await tx.account.update({ where: { id: viewer.accountId }, data: { passwordHash } });
+    await setPassword(tx, viewer.accountId, passwordHash);
     // A pending email change was started with the old password: it needs the new one again.
     await voidPendingEmailChanges(tx, viewer.accountId, now);
     await voidPendingSecondSteps(tx, viewer.accountId);

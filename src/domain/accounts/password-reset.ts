@@ -9,12 +9,13 @@ import { changeAccount } from '../activity/account-change.js';
 import { revokeAccountSessions } from '../sessions/session.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { hasNul, normalizeEmail } from './email-address.js';
-import { findEmailToken, issueEmailToken, markEmailTokenUsed } from './email-tokens.js';
+import { findEmailToken, issueEmailToken } from './email-tokens.js';
+import { findAccountByEmail, markEmailTokenUsed, markVerified, setResetPassword, voidEmailTokens } from './store.js';
 import { assertPasswordLength, hashPassword } from '../passwords/password.js';
 import { assertNotBreached } from '../passwords/breached-password.js';
 import { LIMITS, consume } from '../limits/rate-limit.js';
 import { cleanAfterAddressProof } from './address-proof.js';
-import { voidPendingSecondSteps } from '../sessions/pending-second-steps.js';
+import { voidPendingSecondSteps } from '../sessions/store.js';
 
 /**
  * Answers at once and the same for every address: the lookup, the limit and the email of a known
@@ -28,7 +29,7 @@ export function forgotPassword(deps: DomainDeps, email: string): void {
 async function sendResetLink(deps: DomainDeps, email: string): Promise<void> {
   const emailNormalized = normalizeEmail(email);
   if (emailNormalized.length > 254 || hasNul(emailNormalized)) return;
-  const account = await deps.db.account.findUnique({ where: { emailNormalized }, select: { id: true, email: true } });
+  const account = await findAccountByEmail(deps.db, emailNormalized);
   if (!account) return;
   const { allowed } = await consume(deps.cache, LIMITS.forgotPassword, account.id);
   if (!allowed) return;
@@ -53,17 +54,10 @@ export async function resetPassword(
   await changeAccount(deps, row.accountId, async (tx, change) => {
     if (!(await markEmailTokenUsed(tx, row.id, now))) throw invalid();
     // Every other outstanding reset link dies with this one.
-    await tx.emailToken.updateMany({
-      where: { accountId: row.accountId, kind: 'reset-password', usedAt: null },
-      data: { usedAt: now },
-    });
-    const flipped = await tx.account.updateMany({ where: { id: row.accountId, emailVerified: false }, data: { emailVerified: true } });
-    const account = await tx.account.update({
-      where: { id: row.accountId },
-      data: { passwordHash, emailVerified: true },
-      select: { email: true },
-    });
-    await cleanAfterAddressProof(tx, change, row.accountId, now, { firstProof: flipped.count === 1, client });
+    await voidEmailTokens(tx, row.accountId, 'reset-password', now);
+    const firstProof = await markVerified(tx, row.accountId);
+    const account = await setResetPassword(tx, row.accountId, passwordHash);
+    await cleanAfterAddressProof(tx, change, row.accountId, now, { firstProof, client });
     await voidPendingSecondSteps(tx, row.accountId);
     await change.record({ type: 'password_reset', client, at: now });
     await change.send(account.email, passwordChanged(deps.mailContext, { at: now, how: 'reset' }));

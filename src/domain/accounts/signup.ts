@@ -9,6 +9,7 @@ import { rememberNetwork } from '../sessions/sign-in.js';
 import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail, parseEmail } from './email-address.js';
 import { issueEmailToken } from './email-tokens.js';
+import { findAccountByEmail, insertPasswordAccount } from './store.js';
 import { assertPasswordLength, hashPassword } from '../passwords/password.js';
 import { assertNotBreached } from '../passwords/breached-password.js';
 import { slugCandidates } from './slug.js';
@@ -38,9 +39,7 @@ export async function signup(
     'Too many sign-ups from this network. Try again later.',
   );
   const emailNormalized = normalizeEmail(email);
-  if (await deps.db.account.findUnique({ where: { emailNormalized }, select: { id: true } })) {
-    throw emailTaken();
-  }
+  if (await findAccountByEmail(deps.db, emailNormalized)) throw emailTaken();
   await assertNotBreached(deps, input.password);
   const passwordHash = await hashPassword(input.password);
   const candidates = slugCandidates(email);
@@ -51,10 +50,7 @@ export async function signup(
       const id = randomUUID();
       return await changeAccount(deps, id, async (tx, change) => {
         const now = deps.clock();
-        const created = await tx.account.create({
-          data: { id, email, emailNormalized, passwordHash, slug, createdAt: now },
-          select: { id: true, email: true, emailVerified: true, slug: true },
-        });
+        const created = await insertPasswordAccount(tx, { id, email, emailNormalized, passwordHash, slug, createdAt: now });
         const { token, expiresAt } = await issueEmailToken(tx, now, { accountId: id, kind: 'verify-email' });
         await change.send(email, verifyEmail(deps.mailContext, token), expiresAt);
         await rememberNetwork(tx, id, client.ip, now);

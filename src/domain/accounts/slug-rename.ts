@@ -4,6 +4,7 @@ import { violates } from '../../infra/db/errors.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { changeAccount } from '../activity/account-change.js';
 import { assertValidSlug } from './slug.js';
+import { readAccountState, setSlug } from './store.js';
 import { claimName, lockNames, releaseNames } from '../tunnels/released-names.js';
 
 export async function renameSlug(
@@ -13,7 +14,7 @@ export async function renameSlug(
   client: ClientInfo | null,
 ): Promise<{ slug: string }> {
   assertValidSlug(slug);
-  const current = await deps.db.account.findUnique({ where: { id: accountId }, select: { slug: true } });
+  const current = await readAccountState(deps.db, accountId);
   if (!current) throw unauthenticated();
   if (current.slug === slug) return { slug };
   const now = deps.clock();
@@ -22,7 +23,7 @@ export async function renameSlug(
       // Both names locked in one order first: two renames that swap slugs queue, never deadlock.
       await lockNames(tx, 'slug', [slug, current.slug]);
       await claimName(tx, 'slug', slug, accountId, now);
-      await tx.account.update({ where: { id: accountId }, data: { slug } });
+      await setSlug(tx, accountId, slug);
       // Every `<sub>--<old slug>` host is held for this account for 30 days.
       await releaseNames(tx, 'slug', [current.slug], accountId, now);
       await change.record({ type: 'slug_changed', client, at: now, detail: { from: current.slug, to: slug } });

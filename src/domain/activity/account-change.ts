@@ -7,7 +7,7 @@
 // happened through the AccountChange they are handed; none of them wakes the mail worker or
 // refreshes a view by hand. Sign-ins go through sessions/sign-in.ts's issueSignIn, which hands
 // its extra work the same AccountChange and does the same after its commit.
-import type { Tx } from '../../infra/mail/outbox.js';
+import { inTransaction, type Tx } from '../store.js';
 import type { RenderedEmail } from '../../infra/mail/outbox.js';
 import type { DomainDeps } from '../context.js';
 import { recordSecurityEvent, type SecurityEventInput } from './security-events.js';
@@ -47,7 +47,7 @@ export function changeIn(tx: Tx, deps: Pick<ChangeDeps, 'outbox' | 'mailNotify' 
 /** Runs `work` in one transaction with the account's change; after the commit, its effects. */
 export async function changeAccount<T>(deps: ChangeDeps, accountId: string, work: (tx: Tx, change: AccountChange) => Promise<T>): Promise<T> {
   const held: { change?: PendingChange } = {};
-  const result = await deps.db.$transaction((tx) => work(tx, (held.change = changeIn(tx, deps, accountId))));
+  const result = await inTransaction(deps.db, (tx) => work(tx, (held.change = changeIn(tx, deps, accountId))));
   await held.change?.committed();
   return result;
 }

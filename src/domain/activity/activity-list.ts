@@ -3,6 +3,7 @@
 import { badRequest } from '../errors.js';
 import type { DomainDeps } from '../context.js';
 import type { SecurityEventDetail, SecurityEventType } from './security-events.js';
+import { selectSecurityEvents } from './store.js';
 
 export interface SecurityEventView {
   id: string;
@@ -55,12 +56,7 @@ export async function listSecurityEvents(
   const limit = page.limit ?? ACTIVITY_LIMIT_DEFAULT;
   assertActivityLimit(limit);
   const before = page.before ? decodeCursor(page.before) : null;
-  const rows = await deps.db.securityEvent.findMany({
-    where: { accountId, ...(before !== null ? { seq: { lt: before } } : {}) },
-    orderBy: { seq: 'desc' },
-    take: limit + 1,
-    select: { seq: true, id: true, type: true, at: true, ip: true, userAgent: true, detail: true },
-  });
+  const rows = await selectSecurityEvents(deps.db, accountId, limit + 1, before);
   const shown = rows.slice(0, limit);
   const events = shown.map((r) => ({
     id: r.id,

@@ -4,6 +4,7 @@
 // transaction-level advisory lock, so one instance at a time does them (safe behind PgBouncer's
 // transaction pooling, since the lock ends with the transaction).
 import type { DomainDeps } from '../context.js';
+import { purgeOldRows } from './store.js';
 
 export const ACTIVITY_RETENTION_MS = 90 * 24 * 3600 * 1000;
 export const ACTIVITY_PURGE_INTERVAL_MS = 3600 * 1000;
@@ -21,13 +22,7 @@ export interface Purged {
 export async function purgeExpired(deps: Pick<DomainDeps, 'db' | 'clock'>): Promise<Purged | null> {
   const now = deps.clock();
   const cutoff = new Date(now.getTime() - ACTIVITY_RETENTION_MS);
-  return deps.db.$transaction(async (tx) => {
-    const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${PURGE_LOCK_ID}) AS locked`;
-    if (!lock?.locked) return null;
-    const events = await tx.securityEvent.deleteMany({ where: { at: { lt: cutoff } } });
-    const challenges = await tx.mfaChallenge.deleteMany({ where: { OR: [{ expiresAt: { lte: now } }, { usedAt: { not: null } }] } });
-    return { events: events.count, challenges: challenges.count };
-  });
+  return purgeOldRows(deps.db, PURGE_LOCK_ID, cutoff, now);
 }
 
 /** Starts the hourly purge (and one shortly after start); returns the function that stops it. */

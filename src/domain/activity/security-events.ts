@@ -2,9 +2,9 @@
 // change it records, so a change and its record commit or roll back together. Nothing here is
 // on a hot path: session checks, cards and status never write to it; a sign-in adds one row to
 // the statement that already writes the session (sessions/sign-in.ts).
-import type { Prisma } from '../../generated/prisma/client.js';
-import type { Tx } from '../../infra/mail/outbox.js';
+import type { DbHandle } from '../store.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
+import { insertSecurityEvent, type EventRow } from './store.js';
 import { maskIp } from '../network.js';
 
 export const SECURITY_EVENT_TYPES = [
@@ -45,7 +45,7 @@ export interface SecurityEventInput {
 /** Longest user agent kept: enough to recognise a browser, bounded against abuse. */
 export const USER_AGENT_MAX = 512;
 
-export function eventRow(e: SecurityEventInput): Prisma.SecurityEventUncheckedCreateInput {
+export function eventRow(e: SecurityEventInput): EventRow {
   return {
     accountId: e.accountId,
     type: e.type,
@@ -57,8 +57,8 @@ export function eventRow(e: SecurityEventInput): Prisma.SecurityEventUncheckedCr
 }
 
 /** Records an event in the caller's transaction (it commits with the change it records). */
-export async function recordSecurityEvent(tx: Tx, e: SecurityEventInput): Promise<void> {
-  await tx.securityEvent.create({ data: eventRow(e), select: { seq: true } });
+export async function recordSecurityEvent(tx: DbHandle, e: SecurityEventInput): Promise<void> {
+  await insertSecurityEvent(tx, eventRow(e));
 }
 
 /**

@@ -3,7 +3,8 @@
 // title and name carry the slug) and an account deletion (its tunnels are gone, known by id).
 // Domain events run after the commit and are awaited, so the next request sees the change.
 import type { Logger } from 'pino';
-import type { Db } from '../../infra/db/client.js';
+import type { Db } from '../store.js';
+import { selectTunnelNames } from '../tunnels/store.js';
 import type { DomainEvents } from '../events.js';
 import { cardHostsOf, tunnelHost } from '../tunnels/names.js';
 import type { CardResolver } from './resolver.js';
@@ -20,10 +21,7 @@ export function wireCardInvalidation(
   deps.events.on('tunnel.changed', ({ tunnelId, hosts }) => resolver.invalidate(hosts, [tunnelId]));
 
   deps.events.on('account.slugChanged', async ({ accountId, oldSlug, newSlug }) => {
-    const tunnels = await deps.db.tunnel.findMany({
-      where: { accountId },
-      select: { id: true, subdomain: true, customDomain: true },
-    });
+    const tunnels = await selectTunnelNames(deps.db, accountId);
     if (tunnels.length === 0) return;
     const hosts = tunnels.flatMap((t) => [...cardHostsOf(t, oldSlug, zone), tunnelHost(t.subdomain, newSlug, zone)]);
     await resolver.invalidate(hosts, tunnels.map((t) => t.id));

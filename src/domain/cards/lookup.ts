@@ -1,6 +1,7 @@
 // Host → tunnel, from the database: `<subdomain>--<slug>.ZONE` by subdomain and account slug, any
 // other host by custom domain. A host that cannot name a tunnel is answered without a query.
-import type { Sql } from '../../infra/db/client.js';
+import type { Sql } from '../store.js';
+import { findCardTunnel, type CardQuery } from './store.js';
 import { cardHostsOf, isHostname } from '../tunnels/names.js';
 import { cardJson, renderedCard, type CardConfig, type CardTunnel, type RenderedCard } from './card.js';
 
@@ -20,12 +21,10 @@ export interface Looked {
   tunnelHosts: string[];
 }
 
-type Query = { subdomain: string; slug: string } | { customDomain: string };
-
 const PART = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
 
 /** What to look up for a host, or null when no tunnel can have it. */
-export function queryOf(host: string, zone: string): Query | null {
+export function queryOf(host: string, zone: string): CardQuery | null {
   const suffix = zone.length + 1;
   if (host.length > suffix && host.endsWith(zone) && host.charCodeAt(host.length - suffix) === 46 /* . */) {
     const label = host.slice(0, -suffix);
@@ -39,31 +38,10 @@ export function queryOf(host: string, zone: string): Query | null {
   return isHostname(host) ? { customDomain: host } : null;
 }
 
-interface Row {
-  id: string;
-  subdomain: string;
-  customDomain: string | null;
-  discoverable: boolean;
-  pinnedTools: string[] | null;
-  slug: string;
-}
-
-const TUNNEL_COLUMNS = `SELECT t.id, t.subdomain, t.custom_domain AS "customDomain", t.discoverable,
-  t.pinned_tools AS "pinnedTools", a.slug FROM tunnels t JOIN accounts a ON a.id = t.account_id`;
-
-// One indexed statement per miss, straight on node-postgres: a crawler flooding random hosts
-// makes one per host. Measured with 100,000 random hosts: the model API (findFirst with a
-// relation filter) allocated enough to grow the heap by ~130 MiB, Prisma's raw path by ~30 MiB.
-function findTunnel(sql: Sql, query: Query): Promise<Row[]> {
-  return 'customDomain' in query
-    ? sql<Row>(`${TUNNEL_COLUMNS} WHERE t.custom_domain = $1`, [query.customDomain])
-    : sql<Row>(`${TUNNEL_COLUMNS} WHERE a.slug = $1 AND t.subdomain = $2`, [query.slug, query.subdomain]);
-}
-
 export async function lookUpCard(sql: Sql, config: CardConfig, host: string): Promise<Looked> {
   const query = queryOf(host, config.zone);
   if (!query) return { resolution: UNKNOWN, tunnelHosts: [] };
-  const [row] = await findTunnel(sql, query);
+  const row = await findCardTunnel(sql, query);
   if (!row) return { resolution: UNKNOWN, tunnelHosts: [] };
   const tunnel: CardTunnel = { ...row, pinnedTools: row.pinnedTools ?? [] };
   const tunnelHosts = cardHostsOf(tunnel, tunnel.slug, config.zone);

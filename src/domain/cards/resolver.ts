@@ -8,7 +8,7 @@
 // would have dropped it (its host, or its tunnel): invalidations of other tunnels, which arrive
 // all the time from every instance of a busy cluster, do not cost it the fill.
 import type { Cache } from '../../infra/cache/cache.js';
-import type { Sql } from '../../infra/db/client.js';
+import type { Sql } from '../store.js';
 import type { Logger } from 'pino';
 import type { CardConfig } from './card.js';
 import { BoundedTtlMap } from './local-cache.js';

@@ -2,7 +2,8 @@
 // sign-in it leads to. Kept here rather than with SSO because the second step of two-step
 // sign-in (mfa-challenge.ts) also completes it: an account with two-step on proves its password
 // to the link, and the identity is bound only once the second step has passed too.
-import type { Tx } from '../../infra/mail/outbox.js';
+import type { Tx } from '../store.js';
+import { insertLinkedIdentity, takePendingLink } from './store.js';
 import { recordProviderLinked } from './provider-linked.js';
 import type { AccountChange } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
@@ -24,25 +25,15 @@ export async function bindPendingLink(
   client: ClientInfo,
   now: Date,
 ): Promise<void> {
-  const { count } = await tx.pendingLink.updateMany({
-    where: { id: linkId, accountId: account.id, usedAt: null, expiresAt: { gt: now } },
-    data: { usedAt: now },
-  });
-  if (count !== 1) throw invalidPendingLink();
-  const link = await tx.pendingLink.findUniqueOrThrow({
-    where: { id: linkId },
-    select: { provider: true, providerUserId: true, providerEmail: true },
-  });
-  await tx.linkedIdentity.create({
-    data: {
-      accountId: account.id,
-      provider: link.provider,
-      providerUserId: link.providerUserId,
-      email: link.providerEmail,
-      linkedAt: now,
-      // Proving the address later removes it (address-proof.ts).
-      linkedWhileUnverified: !account.emailVerified,
-    },
+  const link = await takePendingLink(tx, linkId, account.id, now);
+  if (!link) throw invalidPendingLink();
+  await insertLinkedIdentity(tx, {
+    accountId: account.id,
+    provider: link.provider,
+    providerUserId: link.providerUserId,
+    email: link.providerEmail,
+    linkedAt: now,
+    linkedWhileUnverified: !account.emailVerified,
   });
   // As every link records it: the security event and the notice.
   const identity = { provider: link.provider, email: link.providerEmail };

@@ -6,7 +6,8 @@
 // regression): advanceCounter, in the caller's transaction, is a compare-and-set, so two
 // concurrent uses of one assertion cannot both pass.
 import type { VerifiedAuthenticationResponse } from '@simplewebauthn/server';
-import type { Tx } from '../../infra/mail/outbox.js';
+import type { Tx } from '../store.js';
+import { advancePasskeyCounter, findCredential } from './store.js';
 import type { DomainDeps } from '../context.js';
 import { AppError, badRequest } from '../errors.js';
 import { takeSignInChallenge } from './challenges.js';
@@ -43,17 +44,7 @@ export async function verifyPasskeyAssertion(
   if (!expectedChallenge) throw badRequest('Unknown, used or expired challenge_id. Ask for new options.');
   const response = asAuthenticationResponse(input.response);
   if (!response) throw passkeyFailed('"response" is not a WebAuthn authentication response.');
-  const passkey = await deps.db.passkey.findUnique({
-    where: { credentialId: response.id },
-    select: {
-      id: true,
-      accountId: true,
-      publicKey: true,
-      counter: true,
-      transports: true,
-      account: { select: { id: true, email: true, emailVerified: true } },
-    },
-  });
+  const passkey = await findCredential(deps.db, response.id);
   if (!passkey) throw passkeyFailed('this passkey is not registered here.');
   // A discoverable credential returns the user handle it was made with: the account id.
   const userHandle = response.response.userHandle;
@@ -90,8 +81,7 @@ export async function verifyPasskeyAssertion(
 /** Records the use in `tx`: compare-and-set on the counter, so a concurrent use of the same value loses. */
 export async function advanceCounter(tx: Tx, assertion: VerifiedAssertion, now: Date): Promise<void> {
   const { passkeyId, newCounter, backedUp } = assertion;
-  const updated = await tx.$executeRaw`
-    UPDATE passkeys SET counter = ${newCounter}, last_used_at = ${now}, backed_up = ${backedUp}
-    WHERE id = ${passkeyId} AND (counter < ${newCounter} OR (counter = 0 AND ${newCounter} = 0))`;
-  if (updated !== 1) throw passkeyFailed(`Response counter value ${newCounter} was lower than expected.`);
+  if (!(await advancePasskeyCounter(tx, passkeyId, newCounter, backedUp, now))) {
+    throw passkeyFailed(`Response counter value ${newCounter} was lower than expected.`);
+  }
 }

@@ -5,9 +5,10 @@
 import { changeAccount } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
-import { lockSignInMethods, methodCount } from '../identities/sign-in-methods.js';
+import { methodCount } from '../identities/sign-in-methods.js';
+import { lockSignInMethods } from '../identities/store.js';
 import { passkeyName } from './names.js';
-import { passkeySelect, type PasskeyRow } from './passkey-row.js';
+import { deletePasskeyRow, findAccountPasskey, selectPasskeys, setPasskeyName, type PasskeyRow } from './store.js';
 
 export const LAST_PASSKEY_MESSAGE =
   'This passkey is your only way to sign in. Set a password (use "Forgot password") or link a login provider before removing it.';
@@ -16,15 +17,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const noSuchPasskey = () => notFound('No such passkey.');
 
 export function listPasskeys(deps: Pick<DomainDeps, 'db'>, accountId: string): Promise<PasskeyRow[]> {
-  return deps.db.passkey.findMany({ where: { accountId }, select: passkeySelect, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  return selectPasskeys(deps.db, accountId);
 }
 
 export async function renamePasskey(deps: Pick<DomainDeps, 'db'>, accountId: string, id: string, rawName: string): Promise<PasskeyRow> {
   if (!UUID.test(id)) throw noSuchPasskey();
   const name = passkeyName(rawName);
-  const { count } = await deps.db.passkey.updateMany({ where: { id, accountId }, data: { name } });
-  if (count === 0) throw noSuchPasskey();
-  const row = await deps.db.passkey.findFirst({ where: { id, accountId }, select: passkeySelect });
+  const row = await setPasskeyName(deps.db, accountId, id, name);
   if (!row) throw noSuchPasskey();
   return row;
 }
@@ -33,10 +32,10 @@ export async function deletePasskey(deps: DomainDeps, accountId: string, id: str
   if (!UUID.test(id)) throw noSuchPasskey();
   await changeAccount(deps, accountId, async (tx, change) => {
     const methods = await lockSignInMethods(tx, accountId);
-    const passkey = methods ? await tx.passkey.findFirst({ where: { id, accountId }, select: { id: true, name: true } }) : null;
+    const passkey = methods ? await findAccountPasskey(tx, accountId, id) : null;
     if (!methods || !passkey) throw noSuchPasskey();
     if (methodCount(methods) <= 1) throw badRequest(LAST_PASSKEY_MESSAGE);
-    await tx.passkey.delete({ where: { id: passkey.id } });
+    await deletePasskeyRow(tx, passkey.id);
     await change.record({ type: 'passkey_removed', client, at: deps.clock(), detail: { passkey_id: passkey.id, name: passkey.name } });
   });
 }

@@ -16,7 +16,7 @@ import { putRegistrationChallenge, takeRegistrationChallenge } from './challenge
 import { defaultPasskeyName, passkeyName } from './names.js';
 import { asRegistrationResponse, reasonOf } from './responses.js';
 import { CEREMONY_MS, MAX_PASSKEYS, SUPPORTED_ALGORITHMS, type RelyingParty } from './relying-party.js';
-import { passkeySelect, type PasskeyRow } from './passkey-row.js';
+import { insertPasskey, lockAccountPasskeys, readRegistrationAccount, type PasskeyRow } from './store.js';
 import { guardAddition } from '../sessions/recent-auth.js';
 
 const FACTOR_GUARD = { verified: true, recent: true } as const;
@@ -25,10 +25,7 @@ const tooMany = () => conflict(`An account holds at most ${MAX_PASSKEYS} passkey
 
 export async function registrationOptions(deps: DomainDeps, rp: RelyingParty, viewer: Viewer): Promise<PublicKeyCredentialCreationOptionsJSON> {
   await guardAddition(deps, viewer, FACTOR_GUARD);
-  const account = await deps.db.account.findUnique({
-    where: { id: viewer.accountId },
-    select: { email: true, passkeys: { select: { credentialId: true, transports: true } } },
-  });
+  const account = await readRegistrationAccount(deps.db, viewer.accountId);
   if (!account) throw unauthenticated();
   if (account.passkeys.length >= MAX_PASSKEYS) throw tooMany();
   const options = await (await webauthn()).generateRegistrationOptions({
@@ -89,25 +86,20 @@ export async function addPasskey(
   try {
     row = await changeAccount(deps, viewer.accountId, async (tx, change) => {
       // The account row is locked so that concurrent registrations respect the cap.
-      const [account] = await tx.$queryRaw<{ email: string; passkeys: number }[]>`
-        SELECT email, (SELECT count(*)::int FROM passkeys WHERE account_id = ${viewer.accountId}) AS passkeys
-        FROM accounts WHERE id = ${viewer.accountId} FOR UPDATE`;
+      const account = await lockAccountPasskeys(tx, viewer.accountId);
       if (!account) throw unauthenticated();
       if (account.passkeys >= MAX_PASSKEYS) throw tooMany();
-      const created = await tx.passkey.create({
-        data: {
-          accountId: viewer.accountId,
-          credentialId: info.credential.id,
-          publicKey: info.credential.publicKey,
-          counter: BigInt(info.credential.counter),
-          transports: info.credential.transports ?? [],
-          aaguid: info.aaguid,
-          backupEligible: info.credentialDeviceType === 'multiDevice',
-          backedUp: info.credentialBackedUp,
-          name,
-          createdAt: now,
-        },
-        select: passkeySelect,
+      const created = await insertPasskey(tx, {
+        accountId: viewer.accountId,
+        credentialId: info.credential.id,
+        publicKey: info.credential.publicKey,
+        counter: BigInt(info.credential.counter),
+        transports: info.credential.transports ?? [],
+        aaguid: info.aaguid,
+        backupEligible: info.credentialDeviceType === 'multiDevice',
+        backedUp: info.credentialBackedUp,
+        name,
+        createdAt: now,
       });
       await change.send(account.email, passkeyAdded(deps.mailContext, { at: now, name, ip: maskIp(client.ip), userAgent: client.userAgent }));
       await change.record({ type: 'passkey_added', client, at: now, detail: { passkey_id: created.id, name } });

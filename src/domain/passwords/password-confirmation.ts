@@ -4,7 +4,7 @@
 import type { DomainDeps, ClientInfo } from '../context.js';
 import { AppError, unauthenticated } from '../errors.js';
 import { checkPassword } from './password-check.js';
-import { networkOf } from '../network.js';
+import { readPasswordAccount, setPasswordHash } from './store.js';
 
 export interface ConfirmedAccount {
   id: string;
@@ -45,25 +45,14 @@ async function confirm(
   client: ClientInfo,
   passwordless: boolean,
 ): Promise<ConfirmedAccount> {
-  const account = await deps.db.account.findUnique({
-    where: { id: accountId },
-    select: {
-      id: true,
-      email: true,
-      emailNormalized: true,
-      slug: true,
-      passwordHash: true,
-      knownNetworks: { where: { network: networkOf(client.ip) ?? '' }, select: { network: true }, take: 1 },
-    },
-  });
+  const account = await readPasswordAccount(deps.db, accountId, client.ip);
   if (!account) throw unauthenticated();
-  const { passwordHash, knownNetworks, ...rest } = account;
+  const { passwordHash, knownNetwork, ...rest } = account;
   if (!passwordHash) {
     if (passwordless) return rest;
     throw new AppError('UNAUTHENTICATED', 'This account has no password yet. Set one with "Forgot password" first.');
   }
-  const subject = { emailKey: account.emailNormalized, passwordHash, knownNetwork: knownNetworks.length > 0 };
-  const rehash = await checkPassword(deps, subject, password, client, wrongCurrentPassword);
-  if (rehash) await deps.db.account.update({ where: { id: account.id }, data: { passwordHash: rehash } });
+  const rehash = await checkPassword(deps, { emailKey: account.emailNormalized, passwordHash, knownNetwork }, password, client, wrongCurrentPassword);
+  if (rehash) await setPasswordHash(deps.db, account.id, rehash);
   return rest;
 }

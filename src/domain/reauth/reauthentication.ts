@@ -13,7 +13,8 @@ import type { RelyingParty } from '../passkeys/relying-party.js';
 import { changeAccount } from '../activity/account-change.js';
 import { confirmPassword } from '../passwords/password-confirmation.js';
 import { underSignInLimits } from '../passwords/password-check.js';
-import { attemptSecondStep, loadSecondStepTarget, type SecondStepTarget } from '../two-step/second-step-attempt.js';
+import { attemptSecondStep, loadSecondStepTarget } from '../two-step/second-step-attempt.js';
+import type { SecondStepTarget } from '../two-step/store.js';
 import { readSecondStepCode, withCodeUsed, wrongCodeAtSignIn } from '../two-step/second-step.js';
 
 export interface ReauthInput {
@@ -61,7 +62,7 @@ export async function reauthenticate(deps: DomainDeps, rp: RelyingParty, viewer:
 }
 
 async function accountOf(deps: DomainDeps, viewer: Viewer, client: ClientInfo): Promise<SecondStepTarget> {
-  const account = await loadSecondStepTarget(deps.db, viewer.accountId, client);
+  const account = await loadSecondStepTarget(deps, viewer.accountId, client);
   if (!account) throw unauthenticated();
   return account;
 }

@@ -2,8 +2,8 @@
 // revocation the user asks for is recorded in the security activity with the delete.
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { badRequest, noSuchSession } from '../errors.js';
-import { accountSessions, revokeSessions, revokeSessionsAsChange } from './session.js';
-import { voidPendingSecondSteps } from './pending-second-steps.js';
+import { MAX_SESSIONS, accountSessions, revokeSessions, revokeSessionsAsChange } from './session.js';
+import { findAccountSession, selectLiveSessions, voidPendingSecondSteps, type SessionListRow } from './store.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -13,14 +13,16 @@ export async function revokeOtherSession(deps: DomainDeps, viewer: Viewer, sessi
   }
   // Session ids are UUIDs; anything else (NUL bytes included, which PostgreSQL refuses) is unknown.
   if (!UUID.test(sessionId)) throw noSuchSession();
-  const row = await deps.db.session.findFirst({
-    where: { id: sessionId, accountId: viewer.accountId },
-    select: { id: true, tokenHash: true },
-  });
+  const row = await findAccountSession(deps.db, viewer.accountId, sessionId);
   if (!row) throw noSuchSession();
   await revokeSessionsAsChange(deps, viewer.accountId, [row], (_tx, change) =>
     change.record({ type: 'session_revoked', client, at: deps.clock(), detail: { session_id: row.id } }),
   );
+}
+
+/** The account's live sessions, newest first (at most MAX_SESSIONS). */
+export function listSessions(deps: Pick<DomainDeps, 'db' | 'clock'>, accountId: string): Promise<SessionListRow[]> {
+  return selectLiveSessions(deps.db, accountId, deps.clock(), MAX_SESSIONS);
 }
 
 export async function logout(deps: DomainDeps, viewer: Viewer): Promise<void> {

@@ -6,7 +6,8 @@
 //     REAUTH_WINDOW_SECONDS)? A stolen session alone must not plant a lasting way in.
 // A re-authentication (reauth/reauthentication.ts, or a provider: sso/provider-reauth.ts) marks
 // the session here, then replaces its cached entry (session.ts) so `reauthenticated_until` shows it.
-import type { Tx } from '../../infra/mail/outbox.js';
+import type { Tx } from '../store.js';
+import { readGuardRow, setAuthenticatedAt } from './store.js';
 import type { AccountChange } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { reauthRequired, unauthenticated, verifyAddressFirst } from '../errors.js';
@@ -22,13 +23,10 @@ export interface AdditionGuard {
 
 /** Throws FORBIDDEN or REAUTH_REQUIRED unless the viewer's account and session pass `guard`. */
 export async function guardAddition(deps: GuardDeps, viewer: Viewer, guard: AdditionGuard): Promise<void> {
-  const session = await deps.db.session.findUnique({
-    where: { id: viewer.sessionId },
-    select: { accountId: true, authenticatedAt: true, account: { select: { emailVerified: true } } },
-  });
+  const session = await readGuardRow(deps.db, viewer.sessionId);
   // Revoked meanwhile.
   if (!session || session.accountId !== viewer.accountId) throw unauthenticated();
-  if (guard.verified && !session.account.emailVerified) throw verifyAddressFirst();
+  if (guard.verified && !session.emailVerified) throw verifyAddressFirst();
   if (guard.recent && !isRecent(deps, session.authenticatedAt)) throw reauthRequired();
 }
 
@@ -61,11 +59,9 @@ export async function markReauthenticated(
   method: ReauthMethod,
   client: ClientInfo,
 ): Promise<string> {
-  const [row] = await tx.$queryRaw<{ token_hash: string }[]>`
-    UPDATE sessions SET authenticated_at = ${at} WHERE id = ${viewer.sessionId} AND account_id = ${viewer.accountId}
-    RETURNING token_hash`;
+  const tokenHash = await setAuthenticatedAt(tx, viewer.accountId, viewer.sessionId, at);
   // The session was revoked meanwhile: nothing to mark.
-  if (!row) throw unauthenticated();
+  if (!tokenHash) throw unauthenticated();
   await change.record({ type: 'reauthenticated', client, at, detail: { method } });
-  return row.token_hash;
+  return tokenHash;
 }

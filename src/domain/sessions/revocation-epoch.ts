@@ -3,7 +3,8 @@
 // in the database instead, and a cached session is trusted only while it was cached under the
 // current epoch: when in doubt, the database answers. Every instance reads the epoch at most
 // once a second (one indexed read), so a bump reaches all of them within a second.
-import type { Db } from '../../infra/db/client.js';
+import type { Db } from '../store.js';
+import { bumpRevocationEpoch, readRevocationEpoch } from './store.js';
 
 const REFRESH_MS = 1000;
 
@@ -29,8 +30,7 @@ export class RevocationEpoch {
 
   private async load(): Promise<number> {
     try {
-      const row = await this.db.cacheEpoch.findUnique({ where: { id: 1 }, select: { epoch: true } });
-      this.value = Number(row?.epoch ?? 0);
+      this.value = Number((await readRevocationEpoch(this.db)) ?? 0);
       this.readAt = performance.now();
     } catch {
       // Keep the last value; ask again after the refresh interval, not on every request.
@@ -40,8 +40,8 @@ export class RevocationEpoch {
   }
 
   async bump(): Promise<void> {
-    const rows = await this.db.$queryRaw<{ epoch: bigint }[]>`UPDATE cache_epoch SET epoch = epoch + 1 WHERE id = 1 RETURNING epoch`;
-    this.value = Number(rows[0]?.epoch ?? this.value + 1);
+    const epoch = await bumpRevocationEpoch(this.db);
+    this.value = epoch === null ? this.value + 1 : Number(epoch);
     this.readAt = performance.now();
   }
 }

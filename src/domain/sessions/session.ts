@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { orFallback, type Cache } from '../../infra/cache/cache.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
-import type { Db } from '../../infra/db/client.js';
-import type { Tx } from '../../infra/mail/outbox.js';
+import type { Db, Tx } from '../store.js';
+import { deleteSessions, readSessionRow, selectAccountSessions, touchSessionRow, type SessionRef } from './store.js';
 import { revocationEpoch } from './revocation-epoch.js';
 import { changeAccount, type AccountChange, type ChangeDeps } from '../activity/account-change.js';
 
@@ -110,10 +110,7 @@ function revive(cached: string): ValidSession {
 }
 
 async function readSession(deps: Pick<SessionDeps, 'db'>, tokenHash: string, epoch: number): Promise<ValidSession | null> {
-  const row = await deps.db.session.findUnique({
-    where: { tokenHash },
-    select: { id: true, accountId: true, expiresAt: true, lastSeenAt: true, createdAt: true, authenticatedAt: true },
-  });
+  const row = await readSessionRow(deps.db, tokenHash);
   if (!row) return null;
   return {
     id: row.id,
@@ -155,21 +152,17 @@ async function touch(deps: SessionDeps, session: ValidSession, now: number): Pro
   session.expiresAt = Math.min(now + SESSION_LIFETIME_MS, session.createdAt + SESSION_ABSOLUTE_LIFETIME_MS);
   // An update, never an upsert: a revoked (deleted) session stays deleted. The row's proof time
   // comes back with it, so a re-authentication on another instance is not overwritten here.
-  const updated = await deps.db.$queryRaw<{ authenticated_at: Date }[]>`
-    UPDATE sessions SET last_seen_at = ${new Date(now)}, expires_at = ${new Date(session.expiresAt)}
-    WHERE id = ${session.id} RETURNING authenticated_at`;
-  if (updated.length === 0) return;
-  session.authenticatedAt = Math.max(session.authenticatedAt, updated[0]!.authenticated_at.getTime());
+  const authenticatedAt = await touchSessionRow(deps.db, session.id, new Date(now), new Date(session.expiresAt));
+  if (!authenticatedAt) return;
+  session.authenticatedAt = Math.max(session.authenticatedAt, authenticatedAt.getTime());
   // Atomically: a tombstone written meanwhile stays.
   await orFallback(deps.cache.setUnless(cacheKey(session.tokenHash), JSON.stringify(session), ttlFor(session, now), REVOKED), undefined);
 }
 
-type SessionRef = { id: string; tokenHash: string };
-
 /** Deletes the rows and tombstones their cache entries. */
 export async function revokeSessions(deps: Pick<SessionDeps, 'db' | 'cache'>, sessions: SessionRef[]): Promise<void> {
   if (sessions.length === 0) return;
-  await deps.db.session.deleteMany({ where: { id: { in: sessions.map((s) => s.id) } } });
+  await deleteSessions(deps.db, sessions.map((s) => s.id));
   await tombstone(deps, sessions.map((s) => s.tokenHash));
 }
 
@@ -184,7 +177,7 @@ export async function revokeSessionsAsChange(
   record: (tx: Tx, change: AccountChange) => Promise<void>,
 ): Promise<void> {
   await changeAccount(deps, accountId, async (tx, change) => {
-    await tx.session.deleteMany({ where: { id: { in: sessions.map((s) => s.id) } } });
+    await deleteSessions(tx, sessions.map((s) => s.id));
     await record(tx, change);
   });
   await tombstone(deps, sessions.map((s) => s.tokenHash));
@@ -205,10 +198,7 @@ export async function tombstone(deps: Pick<SessionDeps, 'db' | 'cache'>, tokenHa
 
 /** Every session of the account, but `keepSessionId`. */
 export function accountSessions(deps: Pick<SessionDeps, 'db'>, accountId: string, keepSessionId?: string): Promise<SessionRef[]> {
-  return deps.db.session.findMany({
-    where: { accountId, ...(keepSessionId ? { id: { not: keepSessionId } } : {}) },
-    select: { id: true, tokenHash: true },
-  });
+  return selectAccountSessions(deps.db, accountId, keepSessionId);
 }
 
 /** Revokes every session of an account, optionally keeping one (change-password). */

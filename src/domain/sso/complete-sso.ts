@@ -14,6 +14,9 @@ import { decideSsoOutcome, type SsoFacts, type SsoRefusal } from './sso-outcome.
 import { createSsoAccount } from './sso-signup.js';
 import type { Intent } from './state.js';
 import { changeAccount } from '../activity/account-change.js';
+import { readAccountState } from '../accounts/store.js';
+import { insertLinkedIdentity, setIdentityEmail } from '../identities/store.js';
+import { findEmailAccount, findLinkedIdentity, hasProviderIdentity, readTotpOn } from './store.js';
 import { createMfaChallenge } from '../two-step/mfa-challenge.js';
 import { unauthenticated } from '../errors.js';
 import { recordProviderLinked } from '../identities/provider-linked.js';
@@ -60,19 +63,16 @@ async function completeOnce(deps: DomainDeps, input: SsoInput, nextSlug: () => s
       await reauthenticateWithProvider(deps, { accountId: decision.accountId, sessionId: decision.sessionId }, identity.provider, client);
       return { kind: 'reauthenticated' };
     case 'link': {
-      const account = await deps.db.account.findUnique({ where: { id: decision.accountId }, select: { email: true, emailVerified: true } });
+      const account = await readAccountState(deps.db, decision.accountId);
       if (!account) throw unauthenticated();
       await changeAccount(deps, decision.accountId, async (tx, change) => {
-        await tx.linkedIdentity.create({
-          data: {
-            accountId: decision.accountId,
-            provider: identity.provider,
-            providerUserId: identity.providerUserId,
-            email: identity.email,
-            linkedAt: deps.clock(),
-            // Proving the address later removes it (accounts/address-proof.ts).
-            linkedWhileUnverified: !account.emailVerified,
-          },
+        await insertLinkedIdentity(tx, {
+          accountId: decision.accountId,
+          provider: identity.provider,
+          providerUserId: identity.providerUserId,
+          email: identity.email,
+          linkedAt: deps.clock(),
+          linkedWhileUnverified: !account.emailVerified,
         });
         await recordProviderLinked(deps, change, { accountEmail: account.email, identity, client });
       });
@@ -80,14 +80,14 @@ async function completeOnce(deps: DomainDeps, input: SsoInput, nextSlug: () => s
     }
     case 'sign-in': {
       const row = linked!;
-      if (row.account.totpCredential?.enabledAt) {
+      if (row.account.totpOn) {
         // Two-step on: no session until the second step (APP_URL/mfa?token=…).
         const { mfaToken } = await createMfaChallenge(deps, { accountId: row.account.id, method: identity.provider });
         return { kind: 'mfa-required', token: mfaToken };
       }
       const signedIn = await issueSignIn(deps, row.account, client, { method: identity.provider, secondStep: false }, async (tx) => {
         // Keeps the provider email shown in the settings current.
-        if (row.email !== identity.email) await tx.linkedIdentity.update({ where: { id: row.id }, data: { email: identity.email } });
+        if (row.email !== identity.email) await setIdentityEmail(tx, row.id, identity.email);
       });
       return { kind: 'signed-in', signedIn };
     }
@@ -98,64 +98,38 @@ async function completeOnce(deps: DomainDeps, input: SsoInput, nextSlug: () => s
   }
 }
 
-const identityWhere = (identity: ProviderIdentity) => ({
-  provider_providerUserId: { provider: identity.provider, providerUserId: identity.providerUserId },
-});
-
 /** The facts the decision needs, and the linked identity's row a sign-in works on. */
 async function lookUpFacts(deps: DomainDeps, { identity, intent, viewerAccountId, viewerSessionId }: SsoInput) {
-  const linkedQuery = deps.db.linkedIdentity.findUnique({
-    where: identityWhere(identity),
-    select: {
-      id: true,
-      email: true,
-      account: { select: { id: true, email: true, emailVerified: true, totpCredential: { select: { enabledAt: true } } } },
-    },
-  });
+  const linkedQuery = findLinkedIdentity(deps.db, identity.provider, identity.providerUserId);
   if (intent.kind === 'reauth') {
-    const [linked, totp] = await Promise.all([
-      linkedQuery,
-      deps.db.totpCredential.findUnique({ where: { accountId: intent.accountId }, select: { enabledAt: true } }),
-    ]);
+    const [linked, twoStepOn] = await Promise.all([linkedQuery, readTotpOn(deps.db, intent.accountId)]);
     const facts: SsoFacts = {
       kind: 'reauth',
       accountId: intent.accountId,
       sessionId: intent.sessionId,
       viewerSessionId,
       identityAccountId: linked?.account.id ?? null,
-      twoStepOn: totp?.enabledAt != null,
+      twoStepOn,
     };
     return { facts, linked };
   }
   if (intent.kind === 'link') {
-    const [linked, sameProvider] = await Promise.all([
-      linkedQuery,
-      deps.db.linkedIdentity.findUnique({
-        where: { accountId_provider: { accountId: intent.accountId, provider: identity.provider } },
-        select: { id: true },
-      }),
-    ]);
+    const [linked, sameProvider] = await Promise.all([linkedQuery, hasProviderIdentity(deps.db, intent.accountId, identity.provider)]);
     const facts: SsoFacts = {
       kind: 'link',
       accountId: intent.accountId,
       viewerAccountId,
       identityAccountId: linked?.account.id ?? null,
-      accountHasProviderIdentity: sameProvider !== null,
+      accountHasProviderIdentity: sameProvider,
     };
     return { facts, linked };
   }
-  const [linked, account] = await Promise.all([
-    linkedQuery,
-    deps.db.account.findUnique({
-      where: { emailNormalized: normalizeEmail(identity.email) },
-      select: { id: true, passwordHash: true, linkedIdentities: { where: { provider: identity.provider }, select: { id: true } } },
-    }),
-  ]);
+  const [linked, emailAccount] = await Promise.all([linkedQuery, findEmailAccount(deps.db, normalizeEmail(identity.email), identity.provider)]);
   const facts: SsoFacts = {
     kind: 'sign-in',
     identityAccountId: linked?.account.id ?? null,
     emailVerified: identity.emailVerified,
-    emailAccount: account && { id: account.id, hasPassword: Boolean(account.passwordHash), hasProviderIdentity: account.linkedIdentities.length > 0 },
+    emailAccount,
   };
   return { facts, linked };
 }

@@ -5,7 +5,8 @@
 import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail } from '../accounts/email-address.js';
 import { checkSignInPassword } from '../passwords/password-check.js';
-import { networkOf } from '../network.js';
+import { setPasswordHash } from '../passwords/store.js';
+import { insertPendingLink, readPendingLinkSummary, readPendingLinkToConfirm } from './store.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
 import { isUniqueViolation } from '../../infra/db/errors.js';
 import { AppError, conflict } from '../errors.js';
@@ -21,16 +22,14 @@ const wrongPassword = () => new AppError('UNAUTHENTICATED', 'Incorrect password.
 export async function createPendingLink(deps: DomainDeps, accountId: string, identity: ProviderIdentity): Promise<string> {
   const token = generateToken();
   const now = deps.clock();
-  await deps.db.pendingLink.create({
-    data: {
-      accountId,
-      tokenHash: hashToken(token),
-      provider: identity.provider,
-      providerUserId: identity.providerUserId,
-      providerEmail: identity.email,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + PENDING_LINK_TTL_MS),
-    },
+  await insertPendingLink(deps.db, {
+    accountId,
+    tokenHash: hashToken(token),
+    provider: identity.provider,
+    providerUserId: identity.providerUserId,
+    providerEmail: identity.email,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + PENDING_LINK_TTL_MS),
   });
   return token;
 }
@@ -44,12 +43,9 @@ export interface PendingLinkSummary {
 /** What a live pending link would bind, for the page that asks for the password (read-only). */
 export async function describePendingLink(deps: Pick<DomainDeps, 'db' | 'clock'>, token: unknown): Promise<PendingLinkSummary | null> {
   if (!isWellFormedToken(token)) return null;
-  const link = await deps.db.pendingLink.findUnique({
-    where: { tokenHash: hashToken(token) },
-    select: { provider: true, providerEmail: true, usedAt: true, expiresAt: true, account: { select: { email: true } } },
-  });
+  const link = await readPendingLinkSummary(deps.db, hashToken(token));
   if (!link || link.usedAt || link.expiresAt <= deps.clock()) return null;
-  return { provider: link.provider, providerEmail: link.providerEmail, accountEmail: link.account.email };
+  return { provider: link.provider, providerEmail: link.providerEmail, accountEmail: link.accountEmail };
 }
 
 export async function confirmLink(
@@ -58,41 +54,27 @@ export async function confirmLink(
   client: ClientInfo,
 ): Promise<SignedIn | MfaRequired> {
   if (!isWellFormedToken(input.token)) throw invalidLink();
-  const link = await deps.db.pendingLink.findUnique({
-    where: { tokenHash: hashToken(input.token) },
-    include: {
-      account: {
-        select: {
-          id: true,
-          email: true,
-          emailVerified: true,
-          passwordHash: true,
-          totpCredential: { select: { enabledAt: true } },
-          knownNetworks: { where: { network: networkOf(client.ip) ?? '' }, select: { network: true }, take: 1 },
-        },
-      },
-    },
-  });
+  const link = await readPendingLinkToConfirm(deps.db, hashToken(input.token), client.ip);
   if (!link || link.usedAt || link.expiresAt <= deps.clock()) throw invalidLink();
   const { account } = link;
   const rehash = await checkSignInPassword(
     deps,
     account.id,
-    { emailKey: normalizeEmail(account.email), passwordHash: account.passwordHash, knownNetwork: account.knownNetworks.length > 0 },
+    { emailKey: normalizeEmail(account.email), passwordHash: account.passwordHash, knownNetwork: account.knownNetwork },
     input.password,
     client,
     wrongPassword,
   );
-  if (account.totpCredential?.enabledAt) {
+  if (account.totpOn) {
     // Two-step on: the identity is bound once the second step passes too (identities/pending-link-binding.ts).
-    if (rehash) await deps.db.account.update({ where: { id: account.id }, data: { passwordHash: rehash } });
+    if (rehash) await setPasswordHash(deps.db, account.id, rehash);
     return createMfaChallenge(deps, { accountId: account.id, method: link.provider as ProviderName, pendingLinkId: link.id });
   }
   try {
     return await issueSignIn(deps, account, client, { method: link.provider as ProviderName, secondStep: false }, async (tx, change) => {
       // The same binding as after a second step: single use, the identity, its event and notice.
       await bindPendingLink(deps, tx, change, link.id, account, client, deps.clock());
-      if (rehash) await tx.account.update({ where: { id: account.id }, data: { passwordHash: rehash } });
+      if (rehash) await setPasswordHash(tx, account.id, rehash);
     });
   } catch (err) {
     // Linked meanwhile: to this or another account, or this account got another identity of it.

@@ -7,20 +7,18 @@ import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { badRequest, forbidden, unauthenticated } from '../errors.js';
 import { recacheSession } from '../sessions/session.js';
 import { markReauthenticated } from '../sessions/recent-auth.js';
+import { readReauthAccount } from './store.js';
 import { changeAccount } from '../activity/account-change.js';
 import type { ProviderName } from './identity.js';
 
 /** Whether the session may start a re-authentication with `provider`: linked, and two-step off. */
 export async function assertProviderReauthAllowed(deps: Pick<DomainDeps, 'db'>, viewer: Viewer, provider: ProviderName): Promise<void> {
-  const account = await deps.db.account.findUnique({
-    where: { id: viewer.accountId },
-    select: { totpCredential: { select: { enabledAt: true } }, linkedIdentities: { where: { provider }, select: { id: true } } },
-  });
+  const account = await readReauthAccount(deps.db, viewer.accountId, provider);
   if (!account) throw unauthenticated();
-  if (account.totpCredential?.enabledAt) {
+  if (account.totpOn) {
     throw forbidden('Two-step sign-in is on: confirm it is you with a code from your authenticator app, a recovery code or a passkey.');
   }
-  if (account.linkedIdentities.length === 0) throw badRequest('This provider is not linked to your account: confirm it is you another way.');
+  if (!account.linked) throw badRequest('This provider is not linked to your account: confirm it is you another way.');
 }
 
 /** The provider answered with the identity linked to the session's account: the session is recent again. */

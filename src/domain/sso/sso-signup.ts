@@ -9,6 +9,7 @@ import { issueEmailToken } from '../accounts/email-tokens.js';
 import { verifyEmail } from '../emails/messages.js';
 import { issueSignIn, rememberNetwork, type SignedIn } from '../sessions/sign-in.js';
 import type { ProviderIdentity } from './identity.js';
+import { insertSsoAccount } from './store.js';
 
 export async function createSsoAccount(
   deps: DomainDeps,
@@ -20,12 +21,7 @@ export async function createSsoAccount(
   const { email, emailVerified } = identity;
   return issueSignIn(deps, { id, email, emailVerified }, client, { method: identity.provider, secondStep: false }, async (tx, change) => {
     const now = deps.clock();
-    await tx.account.create({
-      data: { id, email, emailNormalized: normalizeEmail(email), emailVerified, slug, createdAt: now },
-    });
-    await tx.linkedIdentity.create({
-      data: { accountId: id, provider: identity.provider, providerUserId: identity.providerUserId, email, linkedAt: now },
-    });
+    await insertSsoAccount(tx, { id, email, emailNormalized: normalizeEmail(email), emailVerified, slug, createdAt: now }, identity);
     // The creating network is the account's own: its first sign-in is not a "new network".
     await rememberNetwork(tx, id, client.ip, now);
     if (!emailVerified) {

@@ -6,7 +6,8 @@ import type { ClientInfo, DomainDeps } from '../context.js';
 import { changeAccount } from '../activity/account-change.js';
 import { badRequest, notFound } from '../errors.js';
 import { isProviderName } from './identity.js';
-import { lockSignInMethods, methodCount } from '../identities/sign-in-methods.js';
+import { methodCount } from '../identities/sign-in-methods.js';
+import { deleteLinkedIdentity, lockSignInMethods } from '../identities/store.js';
 
 export const LAST_METHOD_MESSAGE =
   'This is your only way to sign in. Set a password before disconnecting the last login provider ' +
@@ -21,7 +22,7 @@ export async function unlinkProvider(deps: DomainDeps, accountId: string, provid
     const identity = methods?.identities.find((i) => i.provider === provider);
     if (!methods || !identity) throw notLinked();
     if (methodCount(methods) <= 1) throw badRequest(LAST_METHOD_MESSAGE);
-    await tx.linkedIdentity.delete({ where: { id: identity.id } });
+    await deleteLinkedIdentity(tx, identity.id);
     await change.record({ type: 'provider_unlinked', client, at: deps.clock(), detail: { provider } });
   });
 }

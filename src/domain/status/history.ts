@@ -6,7 +6,8 @@
 //   - days: the last 90 UTC days, oldest first, each with its checks, failures and uptime.
 // An uptime is a percentage with two decimals, rounded down (a single failure never shows 100),
 // and null where nothing was measured.
-import type { Db } from '../../infra/db/client.js';
+import type { Db } from '../store.js';
+import { addChecks, deleteHistoryBefore, readHistoryRows, type Counts, type DayRow } from './store.js';
 import { COMPONENTS, type ComponentName, type Rollup } from './rollup.js';
 
 export const HISTORY_DAYS = 90;
@@ -32,16 +33,6 @@ export interface ComponentHistory {
 
 export interface History {
   components: ComponentHistory[];
-}
-
-export interface Counts {
-  component: string;
-  checks: number;
-  failures: number;
-}
-
-export interface DayRow extends Counts {
-  day: Date;
 }
 
 /** (checks − failures) / checks as a percentage, two decimals, rounded down; null without checks. */
@@ -95,42 +86,21 @@ export function summarizeHistory(now: Date, days: readonly DayRow[], lastDay: re
 /** Adds one check per component of the roll-up to its day and minute rows (one statement). */
 export async function recordChecks(db: Db, rollup: Rollup): Promise<void> {
   const at = Date.parse(rollup.checked_at);
-  const day = new Date(startOfDay(at));
-  const minute = new Date(startOfMinute(at));
-  const names = rollup.components.map((c) => c.name);
-  const failed = rollup.components.map((c) => (c.ok ? 0 : 1));
-  await db.$executeRaw`
-    WITH c AS (SELECT * FROM unnest(${names}::text[], ${failed}::int[]) AS t(component, failed)),
-    d AS (
-      INSERT INTO status_history_days AS h (component, day, checks, failures)
-      SELECT component, ${day}::timestamptz, 1, failed FROM c
-      ON CONFLICT (component, day) DO UPDATE SET checks = h.checks + 1, failures = h.failures + EXCLUDED.failures
-    )
-    INSERT INTO status_history_minutes AS m (component, minute, checks, failures)
-    SELECT component, ${minute}::timestamptz, 1, failed FROM c
-    ON CONFLICT (component, minute) DO UPDATE SET checks = m.checks + 1, failures = m.failures + EXCLUDED.failures`;
+  await addChecks(
+    db,
+    new Date(startOfDay(at)),
+    new Date(startOfMinute(at)),
+    rollup.components.map((c) => ({ component: c.name, failed: !c.ok })),
+  );
 }
 
 /** Deletes day rows older than 90 days and minute rows older than 24 hours. */
-export async function purgeHistory(db: Db, now: Date): Promise<{ days: number; minutes: number }> {
-  const days = await db.statusHistoryDay.deleteMany({ where: { day: { lt: firstDay(now) } } });
-  const minutes = await db.statusHistoryMinute.deleteMany({ where: { minute: { lt: firstMinute(now) } } });
-  return { days: days.count, minutes: minutes.count };
+export function purgeHistory(db: Db, now: Date): Promise<{ days: number; minutes: number }> {
+  return deleteHistoryBefore(db, firstDay(now), firstMinute(now));
 }
 
 /** Reads the rows the history needs and summarizes them. */
 export async function loadHistory(db: Db, now: Date): Promise<History> {
-  const [days, lastDay] = await Promise.all([
-    db.statusHistoryDay.findMany({ where: { day: { gte: firstDay(now), lte: now } } }),
-    db.statusHistoryMinute.groupBy({
-      by: ['component'],
-      where: { minute: { gte: firstMinute(now), lte: now } },
-      _sum: { checks: true, failures: true },
-    }),
-  ]);
-  return summarizeHistory(
-    now,
-    days,
-    lastDay.map((r) => ({ component: r.component, checks: r._sum.checks ?? 0, failures: r._sum.failures ?? 0 })),
-  );
+  const { days, lastDay } = await readHistoryRows(db, firstDay(now), firstMinute(now), now);
+  return summarizeHistory(now, days, lastDay);
 }

@@ -1,7 +1,8 @@
 // Readiness (/readyz): can this instance serve traffic, i.e. are the database and the cache
 // reachable? Liveness (/healthz) asks less: only whether the process answers.
 import type { Cache } from '../../infra/cache/cache.js';
-import type { Db } from '../../infra/db/client.js';
+import type { Db } from '../store.js';
+import { pingDatabase } from './store.js';
 import { withTimeout } from '../../infra/timeout.js';
 
 export interface ReadinessDeps {
@@ -21,7 +22,7 @@ export const READINESS_TIMEOUT_MS = 2000;
 
 export async function checkReadiness(deps: ReadinessDeps, timeoutMs = READINESS_TIMEOUT_MS): Promise<Readiness> {
   const [database, cache] = await Promise.all([
-    bounded(() => deps.db.$queryRawUnsafe('SELECT 1'), timeoutMs),
+    bounded(() => pingDatabase(deps.db), timeoutMs),
     bounded(() => deps.cache.ping(), timeoutMs),
   ]);
   return { ready: database === 'ok' && cache === 'ok', checks: { database, cache } };

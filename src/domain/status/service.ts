@@ -11,7 +11,7 @@ import { unavailable } from '../errors.js';
 import { millisOf } from '../clock.js';
 import { withTimeout } from '../../infra/timeout.js';
 import { throttled } from '../../infra/observability/log-throttle.js';
-import type { Db } from '../../infra/db/client.js';
+import type { Db } from '../store.js';
 import { loadHistory, purgeHistory, recordChecks, type History } from './history.js';
 import { ageOf, problemsOf, refreshRollup, type Rollup, type StatusDeps } from './rollup.js';
 import { renderHistory, renderSnapshot, withHistory, type Rendered, type Snapshot } from './render.js';

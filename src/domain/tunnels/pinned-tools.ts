@@ -4,6 +4,7 @@
 import { badRequest, noSuchTunnel } from '../errors.js';
 import { cardHostsOf } from './names.js';
 import type { TunnelsDeps } from './tunnels.js';
+import { readTunnelTools, setPinnedTools } from './store.js';
 
 /** MCP tool names are short identifiers; anything longer is not a tool name. */
 const NAME_MAX = 128;
@@ -29,15 +30,11 @@ const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.
 
 export async function pinTools(deps: TunnelsDeps, tunnelId: string, result: unknown): Promise<void> {
   const names = toolNamesOf(result);
-  const tunnel = await deps.db.tunnel.findUnique({
-    where: { id: tunnelId },
-    select: { subdomain: true, customDomain: true, pinnedTools: true, account: { select: { slug: true } } },
-  });
+  const tunnel = await readTunnelTools(deps.db, tunnelId);
   if (!tunnel) throw noSuchTunnel();
   // Every tools/list passing through lands here; an unchanged list costs no write and keeps the cached card.
   if (sameList(tunnel.pinnedTools, names)) return;
-  const { count } = await deps.db.tunnel.updateMany({ where: { id: tunnelId }, data: { pinnedTools: names } });
-  if (count === 0) throw noSuchTunnel();
+  if (!(await setPinnedTools(deps.db, tunnelId, names))) throw noSuchTunnel();
   await deps.events.emit('tunnel.changed', {
     tunnelId,
     hosts: cardHostsOf(tunnel, tunnel.account.slug, deps.config.zone),

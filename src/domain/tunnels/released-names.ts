@@ -2,16 +2,13 @@
 // a custom domain) are held for 30 days after a rename or a deletion frees them. Until then no
 // other account can claim them, so an MCP client still pinned to the old host never reaches a
 // stranger's server. The account that freed a name may take it back at once.
-import type { Db } from '../../infra/db/client.js';
-import type { Tx } from '../../infra/mail/outbox.js';
+import type { DbHandle, Tx } from '../store.js';
+import { holdName, lockName, readNameHold } from './store.js';
 import { conflict } from '../errors.js';
 
 export const NAME_HOLD_MS = 30 * 24 * 3600_000;
 
 export type NameKind = 'slug' | 'domain';
-
-/** Arbitrary: the advisory-lock class of name claims and releases. */
-const NAME_LOCK_CLASS = 730_118;
 
 /**
  * Serializes every claim and release of these names until the transaction ends (a transaction
@@ -21,7 +18,7 @@ const NAME_LOCK_CLASS = 730_118;
  */
 export async function lockNames(tx: Tx, kind: NameKind, names: string[]): Promise<void> {
   for (const name of [...new Set(names)].sort()) {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${NAME_LOCK_CLASS}::int, hashtext(${`${kind}:${name}`}))`;
+    await lockName(tx, `${kind}:${name}`);
   }
 }
 
@@ -29,18 +26,12 @@ export async function lockNames(tx: Tx, kind: NameKind, names: string[]): Promis
 export async function releaseNames(tx: Tx, kind: NameKind, names: string[], accountId: string, now: Date): Promise<void> {
   await lockNames(tx, kind, names);
   const holdUntil = new Date(now.getTime() + NAME_HOLD_MS);
-  for (const name of new Set(names)) {
-    await tx.releasedName.upsert({
-      where: { kind_name: { kind, name } },
-      create: { kind, name, accountId, releasedAt: now, holdUntil },
-      update: { accountId, releasedAt: now, holdUntil },
-    });
-  }
+  for (const name of new Set(names)) await holdName(tx, kind, name, accountId, now, holdUntil);
 }
 
 /** True when another account freed this name less than 30 days ago. */
-export async function isHeldForAnother(db: Tx | Db, kind: NameKind, name: string, accountId: string | null, now: Date): Promise<boolean> {
-  const held = await db.releasedName.findUnique({ where: { kind_name: { kind, name } }, select: { accountId: true, holdUntil: true } });
+export async function isHeldForAnother(db: DbHandle, kind: NameKind, name: string, accountId: string | null, now: Date): Promise<boolean> {
+  const held = await readNameHold(db, kind, name);
   return held !== null && held.holdUntil > now && held.accountId !== accountId;
 }
 

@@ -3,11 +3,23 @@
 // that can alter a card announces the card hosts it touches (before and after) on
 // `tunnel.changed`, after the commit, so the card cache drops them before the reply goes out.
 import type { Config } from '../../infra/config.js';
-import type { Db } from '../../infra/db/client.js';
+import { inTransaction, type Db } from '../store.js';
+import {
+  deleteTunnelRow,
+  findOwnedTunnel,
+  insertTunnel,
+  releaseTunnelSlot,
+  reserveTunnelSlot,
+  selectTunnel,
+  selectTunnels,
+  updateTunnelRow,
+  type OwnedTunnel,
+  type TunnelListRow,
+} from './store.js';
 import { violates } from '../../infra/db/errors.js';
 import { badRequest, conflict, noSuchTunnel } from '../errors.js';
 import type { DomainEvents } from '../events.js';
-import { assertValidSubdomain, cardHostsOf, normalizeCustomDomain } from './names.js';
+import { assertValidSubdomain, cardHostsOf, normalizeCustomDomain, tunnelHost } from './names.js';
 import { claimName, releaseNames } from './released-names.js';
 
 export interface TunnelsDeps {
@@ -28,7 +40,6 @@ export interface TunnelUpdate {
 /** Tunnels per account: every list the API returns stays bounded. */
 export const MAX_TUNNELS = 100;
 
-const OWNED = { id: true, subdomain: true, customDomain: true, discoverable: true, account: { select: { slug: true } } } as const;
 
 function uniqueConflict(err: unknown): never {
   if (violates(err, 'custom_domain', 'customDomain')) throw conflict('That custom domain is already in use.');
@@ -36,8 +47,8 @@ function uniqueConflict(err: unknown): never {
   throw err;
 }
 
-async function findOwned(deps: TunnelsDeps, accountId: string, id: string) {
-  const tunnel = await deps.db.tunnel.findFirst({ where: { id, accountId }, select: OWNED });
+async function findOwned(deps: TunnelsDeps, accountId: string, id: string): Promise<OwnedTunnel> {
+  const tunnel = await findOwnedTunnel(deps.db, accountId, id);
   if (!tunnel) throw noSuchTunnel();
   return tunnel;
 }
@@ -60,16 +71,12 @@ export async function createTunnel(
   let created;
   try {
     // One transaction: the domain claim, the count and the row commit together or not at all.
-    created = await deps.db.$transaction(async (tx) => {
+    created = await inTransaction(deps.db, async (tx) => {
       if (customDomain) await claimName(tx, 'domain', customDomain, accountId, now);
       // The cap holds under concurrent requests: the conditional increment is re-checked on the
       // latest row version, so at most MAX_TUNNELS reservations ever succeed.
-      const reserved = await tx.account.updateMany({
-        where: { id: accountId, tunnelCount: { lt: MAX_TUNNELS } },
-        data: { tunnelCount: { increment: 1 } },
-      });
-      if (reserved.count === 0) throw conflict(`An account can have at most ${MAX_TUNNELS} tunnels; delete one first.`);
-      return tx.tunnel.create({ data: { accountId, subdomain, customDomain }, select: OWNED });
+      if (!(await reserveTunnelSlot(tx, accountId, MAX_TUNNELS))) throw conflict(`An account can have at most ${MAX_TUNNELS} tunnels; delete one first.`);
+      return insertTunnel(tx, { accountId, subdomain, customDomain });
     });
   } catch (err) {
     return uniqueConflict(err);
@@ -93,11 +100,11 @@ export async function updateTunnel(deps: TunnelsDeps, accountId: string, id: str
   let after: typeof before;
   const now = deps.clock();
   try {
-    after = await deps.db.$transaction(async (tx) => {
+    after = await inTransaction(deps.db, async (tx) => {
       if (data.customDomain && data.customDomain !== before.customDomain) {
         await claimName(tx, 'domain', data.customDomain, accountId, now);
       }
-      const updated = await tx.tunnel.update({ where: { id: before.id }, data, select: OWNED });
+      const updated = await updateTunnelRow(tx, before.id, data);
       if (before.customDomain && before.customDomain !== updated.customDomain) {
         await releaseNames(tx, 'domain', [before.customDomain], accountId, now);
       }
@@ -112,13 +119,50 @@ export async function updateTunnel(deps: TunnelsDeps, accountId: string, id: str
 
 export async function deleteTunnel(deps: TunnelsDeps, accountId: string, id: string): Promise<void> {
   const tunnel = await findOwned(deps, accountId, id);
-  await deps.db.$transaction(async (tx) => {
+  await inTransaction(deps.db, async (tx) => {
     // The hold is written before the row goes, under the name's lock: no claim can slip between.
     if (tunnel.customDomain) await releaseNames(tx, 'domain', [tunnel.customDomain], accountId, deps.clock());
-    const { count } = await tx.tunnel.deleteMany({ where: { id: tunnel.id, accountId } });
-    if (count === 0) throw noSuchTunnel();
-    await tx.account.updateMany({ where: { id: accountId }, data: { tunnelCount: { decrement: 1 } } });
+    if (!(await deleteTunnelRow(tx, accountId, tunnel.id))) throw noSuchTunnel();
+    await releaseTunnelSlot(tx, accountId);
   });
   await announce(deps, id, cardHostsOf(tunnel, tunnel.account.slug, deps.config.zone));
 }
 
+
+/** A tunnel as the surfaces show it (API.md section 4): its host and MCP URL worked out. */
+export interface TunnelView {
+  id: string;
+  subdomain: string;
+  host: string;
+  url: string;
+  customDomain: string | null;
+  discoverable: boolean;
+  pinnedTools: string[];
+  createdAt: Date;
+}
+
+function viewOf(t: TunnelListRow, zone: string): TunnelView {
+  const host = tunnelHost(t.subdomain, t.slug, zone);
+  return {
+    id: t.id,
+    subdomain: t.subdomain,
+    host,
+    url: `https://${host}/mcp`,
+    customDomain: t.customDomain,
+    discoverable: t.discoverable,
+    pinnedTools: t.pinnedTools,
+    createdAt: t.createdAt,
+  };
+}
+
+/** The account's tunnels, oldest first. */
+export async function listTunnels(deps: Pick<TunnelsDeps, 'db' | 'config'>, accountId: string): Promise<TunnelView[]> {
+  return (await selectTunnels(deps.db, accountId)).map((t) => viewOf(t, deps.config.zone));
+}
+
+/** One of the account's tunnels; NOT_FOUND for an unknown one or another account's. */
+export async function getTunnel(deps: Pick<TunnelsDeps, 'db' | 'config'>, accountId: string, id: string): Promise<TunnelView> {
+  const t = await selectTunnel(deps.db, accountId, id);
+  if (!t) throw noSuchTunnel();
+  return viewOf(t, deps.config.zone);
+}

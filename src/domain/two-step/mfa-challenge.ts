@@ -5,9 +5,9 @@
 // login. Each attempt is counted before the code is checked: on the token (past 5 it is void:
 // 429), then against the account's second-step budget and sign-in limits (second-step-attempt.ts).
 import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
-import type { Db } from '../../infra/db/client.js';
 import { isUniqueViolation } from '../../infra/db/errors.js';
-import type { Tx } from '../../infra/mail/outbox.js';
+import type { DbHandle } from '../store.js';
+import { countChallengeAttempt, insertChallenge, readTotp, useChallenge } from './store.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { badRequest, conflict, rateLimited } from '../errors.js';
 import { issueSignIn, type SignInMethod, type SignedIn } from '../sessions/sign-in.js';
@@ -31,9 +31,8 @@ export const isMfaRequired = (v: SignedIn | MfaRequired): v is MfaRequired => 'm
 const invalidMfaToken = () => badRequest('This sign-in attempt is invalid, expired or already used. Sign in again.');
 
 /** Whether a first step on the account must be followed by a second. */
-export async function twoStepEnabled(db: Db | Tx, accountId: string): Promise<boolean> {
-  const row = await db.totpCredential.findUnique({ where: { accountId }, select: { enabledAt: true } });
-  return row?.enabledAt != null;
+export async function twoStepEnabled(db: DbHandle, accountId: string): Promise<boolean> {
+  return (await readTotp(db, accountId))?.enabledAt != null;
 }
 
 export async function createMfaChallenge(
@@ -44,16 +43,13 @@ export async function createMfaChallenge(
   const now = deps.clock();
   const expiresAt = new Date(now.getTime() + MFA_TOKEN_TTL_MS);
   // The account's spent challenges go as new ones come: at most the live ones are kept.
-  await deps.db.mfaChallenge.deleteMany({ where: { accountId: input.accountId, OR: [{ expiresAt: { lte: now } }, { usedAt: { not: null } }] } });
-  await deps.db.mfaChallenge.create({
-    data: {
-      accountId: input.accountId,
-      tokenHash: hashToken(token),
-      method: input.method,
-      pendingLinkId: input.pendingLinkId ?? null,
-      createdAt: now,
-      expiresAt,
-    },
+  await insertChallenge(deps.db, {
+    accountId: input.accountId,
+    tokenHash: hashToken(token),
+    method: input.method,
+    pendingLinkId: input.pendingLinkId ?? null,
+    createdAt: now,
+    expiresAt,
   });
   return { mfaRequired: true, mfaToken: token, expiresAt };
 }
@@ -62,15 +58,12 @@ export async function verifyMfa(deps: DomainDeps, input: { mfaToken: string; cod
   if (!isWellFormedToken(input.mfaToken)) throw invalidMfaToken();
   const now = deps.clock();
   // Counted on the token before anything is checked: the 6th attempt finds it void.
-  const [challenge] = await deps.db.$queryRaw<{ id: string; account_id: string; method: string; pending_link_id: string | null; failures: number; expires_at: Date }[]>`
-    UPDATE mfa_challenges SET failures = failures + 1
-    WHERE token_hash = ${hashToken(input.mfaToken)} AND used_at IS NULL AND expires_at > ${now}
-    RETURNING id, account_id, method, pending_link_id, failures, expires_at`;
+  const challenge = await countChallengeAttempt(deps.db, hashToken(input.mfaToken), now);
   if (!challenge) throw invalidMfaToken();
   if (challenge.failures > MFA_TOKEN_MAX_ATTEMPTS) {
-    throw rateLimited(Math.max(1, Math.ceil((challenge.expires_at.getTime() - now.getTime()) / 1000)), 'Too many wrong codes. Sign in again.');
+    throw rateLimited(Math.max(1, Math.ceil((challenge.expiresAt.getTime() - now.getTime()) / 1000)), 'Too many wrong codes. Sign in again.');
   }
-  const account = await loadSecondStepTarget(deps.db, challenge.account_id, client);
+  const account = await loadSecondStepTarget(deps, challenge.accountId, client);
   if (!account) throw invalidMfaToken();
   const code = readSecondStepCode(deps.cipher, account.totp, input.code, now);
   const method = challenge.method as SignInMethod;
@@ -84,13 +77,9 @@ export async function verifyMfa(deps: DomainDeps, input: { mfaToken: string; cod
         if (!code) return null;
         try {
           return await issueSignIn(deps, account, client, { method, secondStep: true }, async (tx, change) => {
-            const { count } = await tx.mfaChallenge.updateMany({
-              where: { id: challenge.id, usedAt: null, expiresAt: { gt: now } },
-              data: { usedAt: now },
-            });
-            if (count !== 1) throw invalidMfaToken();
+            if (!(await useChallenge(tx, challenge.id, now))) throw invalidMfaToken();
             if (!(await useSecondStepCode(tx, account.id, code, now))) throw new SpentCode();
-            if (challenge.pending_link_id) await bindPendingLink(deps, tx, change, challenge.pending_link_id, account, client, now);
+            if (challenge.pendingLinkId) await bindPendingLink(deps, tx, change, challenge.pendingLinkId, account, client, now);
           });
         } catch (err) {
           if (err instanceof SpentCode) return null; // a replayed code is a wrong code

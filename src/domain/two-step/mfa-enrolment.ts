@@ -12,10 +12,11 @@ import { mfaDisabled, mfaEnabled, recoveryCodesRegenerated } from '../emails/mes
 import { changeAccount } from '../activity/account-change.js';
 import { maskIp } from '../network.js';
 import { requireRecentAuth, requireVerifiedAddress } from '../sessions/recent-auth.js';
-import { voidPendingSecondSteps } from '../sessions/pending-second-steps.js';
+import { voidPendingSecondSteps } from '../sessions/store.js';
 import { confirmPassword, confirmPasswordIfSet } from '../passwords/password-confirmation.js';
 import { replaceRecoveryCodes } from './recovery-codes.js';
-import { attemptSecondStep, loadSecondStepTarget, type SecondStepTarget } from './second-step-attempt.js';
+import { attemptSecondStep, loadSecondStepTarget } from './second-step-attempt.js';
+import { deleteTotp, enableTotp, readPendingTotp, readSetupAccount, writePendingTotp, type SecondStepTarget } from './store.js';
 import { openTotpKey, readSecondStepCode, withCodeUsed, wrongCode } from './second-step.js';
 import { describeTotpKey, matchTotpStep, newTotpKey, totpSecretText, type TotpEnrolment } from './totp.js';
 
@@ -32,47 +33,32 @@ export async function setupTotp(
   client: ClientInfo,
 ): Promise<TotpEnrolment> {
   await requireVerifiedAddress(deps, viewer);
-  const account = await deps.db.account.findUnique({
-    where: { id: viewer.accountId },
-    select: { email: true, passwordHash: true, totpCredential: { select: { enabledAt: true } } },
-  });
+  const account = await readSetupAccount(deps.db, viewer.accountId);
   if (!account) throw unauthenticated();
   // An account without a password (SSO only) has nothing to ask for.
-  if (account.passwordHash) await confirmPassword(deps, viewer.accountId, input.currentPassword ?? '', client);
-  if (account.totpCredential?.enabledAt) throw alreadyOn();
+  if (account.hasPassword) await confirmPassword(deps, viewer.accountId, input.currentPassword ?? '', client);
+  if (account.totpOn) throw alreadyOn();
   const key = newTotpKey();
   const now = deps.clock();
   const secret = deps.cipher.seal(totpSecretText(key));
   const pendingUntil = new Date(now.getTime() + TOTP_SETUP_TTL_MS);
-  // A new setup replaces a pending one, never an enabled one (the WHERE of the conflict update).
-  const written = await deps.db.$executeRaw`
-    INSERT INTO totp_credentials (account_id, secret, pending_until, created_at) VALUES (${viewer.accountId}, ${secret}, ${pendingUntil}, ${now})
-    ON CONFLICT (account_id) DO UPDATE SET secret = EXCLUDED.secret, pending_until = EXCLUDED.pending_until,
-      last_used_step = NULL, created_at = EXCLUDED.created_at
-    WHERE totp_credentials.enabled_at IS NULL`;
-  if (written !== 1) throw alreadyOn();
+  // A new setup replaces a pending one, never an enabled one.
+  if (!(await writePendingTotp(deps.db, viewer.accountId, secret, pendingUntil, now))) throw alreadyOn();
   return describeTotpKey(key, deps.mailContext.serviceName, account.email);
 }
 
 export async function confirmTotp(deps: DomainDeps, viewer: Viewer, code: string, client: ClientInfo): Promise<string[]> {
   const now = deps.clock();
-  const pending = await deps.db.totpCredential.findUnique({
-    where: { accountId: viewer.accountId },
-    select: { secret: true, enabledAt: true, pendingUntil: true, account: { select: { email: true } } },
-  });
+  const pending = await readPendingTotp(deps.db, viewer.accountId);
   if (!pending || pending.enabledAt || !pending.pendingUntil || pending.pendingUntil <= now) throw noPendingSetup();
   const step = matchTotpStep(openTotpKey(deps.cipher, pending.secret), code.replace(/\s/g, ''), now);
   if (step === null) throw wrongCode();
   return changeAccount(deps, viewer.accountId, async (tx, change) => {
     // The confirming code counts as used: it cannot sign in a second time.
-    const { count } = await tx.totpCredential.updateMany({
-      where: { accountId: viewer.accountId, enabledAt: null, pendingUntil: { gt: now }, secret: pending.secret },
-      data: { enabledAt: now, pendingUntil: null, lastUsedStep: step },
-    });
-    if (count !== 1) throw noPendingSetup();
+    if (!(await enableTotp(tx, viewer.accountId, pending.secret, step, now))) throw noPendingSetup();
     const recoveryCodes = await replaceRecoveryCodes(tx, viewer.accountId, now);
     await change.record({ type: 'mfa_enabled', client, at: now, detail: { method: 'totp' } });
-    await change.send(pending.account.email, mfaEnabled(deps.mailContext, { at: now }));
+    await change.send(pending.email, mfaEnabled(deps.mailContext, { at: now }));
     return recoveryCodes;
   });
 }
@@ -90,8 +76,7 @@ export async function disableTotp(
   // A stolen session and password must not be able to try codes until one passes.
   await attemptSecondStep(deps, account, client, { during: 'turning two-step off' }, () =>
     withCodeUsed(deps, viewer.accountId, code, now, async (tx, change) => {
-      await tx.totpCredential.delete({ where: { accountId: viewer.accountId } });
-      await tx.recoveryCode.deleteMany({ where: { accountId: viewer.accountId } });
+      await deleteTotp(tx, viewer.accountId);
       // Pending second steps of sign-ins die with it.
       await voidPendingSecondSteps(tx, viewer.accountId);
       await change.record({ type: 'mfa_disabled', client, at: now, detail: { method: 'totp' } });
@@ -127,7 +112,7 @@ export async function regenerateRecoveryCodes(
 
 /** The account a code is checked against; 400 unless two-step is on. */
 async function enabledTarget(deps: DomainDeps, viewer: Viewer, client: ClientInfo): Promise<SecondStepTarget> {
-  const account = await loadSecondStepTarget(deps.db, viewer.accountId, client);
+  const account = await loadSecondStepTarget(deps, viewer.accountId, client);
   if (!account) throw unauthenticated();
   if (!account.totp?.enabledAt) throw notOn();
   return account;

@@ -4,7 +4,8 @@
 import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 import { randomBytes } from 'node:crypto';
 import { hashToken } from '../../infra/crypto/tokens.js';
-import type { Tx } from '../../infra/mail/outbox.js';
+import type { DbHandle, Tx } from '../store.js';
+import { replaceRecoveryCodeHashes, useRecoveryCodeHash } from './store.js';
 
 export const RECOVERY_CODE_COUNT = 10;
 
@@ -24,18 +25,11 @@ export const hashRecoveryCode = (normalized: string) => hashToken(`recovery:${no
 /** Voids every earlier code of the account and stores ten new ones; returns them (shown once). */
 export async function replaceRecoveryCodes(tx: Tx, accountId: string, now: Date): Promise<string[]> {
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
-  await tx.recoveryCode.deleteMany({ where: { accountId } });
-  await tx.recoveryCode.createMany({
-    data: codes.map((c) => ({ accountId, codeHash: hashRecoveryCode(normalizeRecoveryCode(c)!), createdAt: now })),
-  });
+  await replaceRecoveryCodeHashes(tx, accountId, codes.map((c) => hashRecoveryCode(normalizeRecoveryCode(c)!)), now);
   return codes;
 }
 
 /** Uses the code once: only the request that flips used_at succeeds. */
-export async function useRecoveryCode(tx: Tx, accountId: string, normalized: string, now: Date): Promise<boolean> {
-  const { count } = await tx.recoveryCode.updateMany({
-    where: { accountId, codeHash: hashRecoveryCode(normalized), usedAt: null },
-    data: { usedAt: now },
-  });
-  return count === 1;
+export function useRecoveryCode(tx: DbHandle, accountId: string, normalized: string, now: Date): Promise<boolean> {
+  return useRecoveryCodeHash(tx, accountId, hashRecoveryCode(normalized), now);
 }

@@ -11,8 +11,8 @@ import { recordSecurityEventQuietly, type SecurityEventDetail } from '../activit
 import { changeAccount } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { rateLimited, type AppError } from '../errors.js';
-import type { Db } from '../../infra/db/client.js';
-import { maskIp, networkOf } from '../network.js';
+import { maskIp } from '../network.js';
+import { readSecondStepTarget, type SecondStepTarget } from './store.js';
 import { underSignInLimits } from '../passwords/password-check.js';
 import { LIMITS, consume, consumeAll, settleAll } from '../limits/rate-limit.js';
 
@@ -27,28 +27,9 @@ export interface SecondStepAccount {
   knownNetwork: boolean;
 }
 
-/** The account as a code is checked against it: its TOTP credential and who the attempt counts against. */
-export interface SecondStepTarget extends SecondStepAccount {
-  emailVerified: boolean;
-  totp: { secret: string; enabledAt: Date | null } | null;
-}
-
-/** One read of what a second step needs; null for an unknown account. */
-export async function loadSecondStepTarget(db: Db, accountId: string, client: ClientInfo): Promise<SecondStepTarget | null> {
-  const account = await db.account.findUnique({
-    where: { id: accountId },
-    select: {
-      id: true,
-      email: true,
-      emailNormalized: true,
-      emailVerified: true,
-      knownNetworks: { where: { network: networkOf(client.ip) ?? '' }, select: { network: true }, take: 1 },
-      totpCredential: { select: { secret: true, enabledAt: true } },
-    },
-  });
-  if (!account) return null;
-  const { knownNetworks, totpCredential, ...rest } = account;
-  return { ...rest, knownNetwork: knownNetworks.length > 0, totp: totpCredential };
+/** One read of what a second step needs (the TOTP credential, the network); null for an unknown account. */
+export function loadSecondStepTarget(deps: Pick<DomainDeps, 'db'>, accountId: string, client: ClientInfo): Promise<SecondStepTarget | null> {
+  return readSecondStepTarget(deps.db, accountId, client.ip);
 }
 
 /**

@@ -5,7 +5,8 @@
 // both pass), a recovery code only while unused.
 import type { Cipher } from '../../infra/crypto/cipher.js';
 import { changeAccount, type AccountChange, type ChangeDeps } from '../activity/account-change.js';
-import type { Tx } from '../../infra/mail/outbox.js';
+import type { Tx } from '../store.js';
+import { useTotpStep } from './store.js';
 import { AppError, badRequest } from '../errors.js';
 import { normalizeRecoveryCode, useRecoveryCode } from './recovery-codes.js';
 import { matchTotpStep } from './totp.js';
@@ -41,11 +42,7 @@ export function readSecondStepCode(
 /** Uses the code once, in `tx`; false when it was used already (a replay) or two-step is off. */
 export async function useSecondStepCode(tx: Tx, accountId: string, code: SecondStepCode, now: Date): Promise<boolean> {
   if (code.kind === 'recovery') return useRecoveryCode(tx, accountId, code.normalized, now);
-  const { count } = await tx.totpCredential.updateMany({
-    where: { accountId, enabledAt: { not: null }, OR: [{ lastUsedStep: null }, { lastUsedStep: { lt: code.step } }] },
-    data: { lastUsedStep: code.step },
-  });
-  return count === 1;
+  return useTotpStep(tx, accountId, code.step);
 }
 
 /** Thrown inside a transaction to roll it back when the code was spent meanwhile (a replay). */

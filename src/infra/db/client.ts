@@ -3,10 +3,16 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { PrismaClient } from '../../generated/prisma/client.js';
+import { PrismaClient, type Prisma } from '../../generated/prisma/client.js';
 import { applyMigrations } from './migrate.js';
 
 export type Db = PrismaClient;
+
+/** The client inside a transaction: what store functions run on when their caller opened one. */
+export type Tx = Prisma.TransactionClient;
+
+/** Where a store function that needs no transaction of its own runs: the client, or the caller's transaction. */
+export type DbHandle = Db | Tx;
 
 /**
  * One statement straight on node-postgres, for the few hot statements whose cost through

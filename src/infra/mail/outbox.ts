@@ -2,8 +2,8 @@
 // and its email commit or roll back together; the worker delivers them afterwards. Bodies are
 // stored sealed (AES-256-GCM): a link email is a credential until it is sent, and a sent row is
 // deleted. A link email carries its link's expiry: still unsent then, it is dropped, not sent.
-import type { Prisma } from '../../generated/prisma/client.js';
 import type { Cipher } from '../crypto/cipher.js';
+import type { Tx } from '../db/client.js';
 
 /** An email as the domain renders it (domain/emails/messages.ts) and the worker sends it. */
 export interface RenderedEmail {
@@ -14,7 +14,6 @@ export interface RenderedEmail {
   html: string;
 }
 
-export type Tx = Prisma.TransactionClient;
 
 export interface Outbox {
   enqueue(tx: Tx, to: string, email: RenderedEmail, accountId: string | null, linkExpiresAt?: Date): Promise<void>;

@@ -2,7 +2,7 @@
 // browser's result), rename, delete, and the public username-less sign-in.
 import { addPasskey, registrationOptions } from '../../../domain/passkeys/registration.js';
 import { deletePasskey, listPasskeys, renamePasskey } from '../../../domain/passkeys/management.js';
-import type { PasskeyRow } from '../../../domain/passkeys/passkey-row.js';
+import type { PasskeyRow } from '../../../domain/passkeys/store.js';
 import type { RelyingParty } from '../../../domain/passkeys/relying-party.js';
 import { passkeyLogin, passkeyLoginOptions } from '../../../domain/passkeys/sign-in.js';
 import { builder } from '../builder.js';

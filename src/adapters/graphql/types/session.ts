@@ -1,6 +1,7 @@
 // Sessions: sign-in, the session list on `me`, and the ways to end sessions.
 import { login } from '../../../domain/accounts/login.js';
-import { logout, logoutAll, revokeOtherSession } from '../../../domain/sessions/management.js';
+import { listSessions, logout, logoutAll, revokeOtherSession } from '../../../domain/sessions/management.js';
+import type { SessionListRow } from '../../../domain/sessions/store.js';
 import { MAX_SESSIONS } from '../../../domain/sessions/session.js';
 import { isMfaRequired, type MfaRequired } from '../../../domain/two-step/mfa-challenge.js';
 import type { SignedIn } from '../../../domain/sessions/sign-in.js';
@@ -47,7 +48,7 @@ export function authAnswer(ctx: GraphQLContext, result: SignedIn | MfaRequired):
   return { token: result.token, emailVerified: result.emailVerified, expiresAt: result.expiresAt, mfaRequired: false, mfaToken: null };
 }
 
-builder.prismaObject('Session', {
+const SessionRef = builder.objectRef<SessionListRow>('Session').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     userAgent: t.exposeString('userAgent'),
@@ -64,16 +65,10 @@ builder.prismaObject('Session', {
 });
 
 builder.objectField(AccountRef, 'sessions', (t) =>
-  t.prismaField({
-    type: ['Session'],
+  t.field({
+    type: [SessionRef],
     description: `Live sessions, newest first (an account holds at most ${MAX_SESSIONS}).`,
-    resolve: (query, account, _args, ctx) =>
-      ctx.deps.db.session.findMany({
-        ...query,
-        where: { accountId: account.id, expiresAt: { gt: ctx.deps.clock() } },
-        orderBy: { createdAt: 'desc' },
-        take: MAX_SESSIONS,
-      }),
+    resolve: (account, _args, ctx) => listSessions(ctx.deps, account.id),
   }),
 );
 

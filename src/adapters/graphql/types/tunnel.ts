@@ -1,25 +1,16 @@
 // Tunnels: the Tunnel type, `me.tunnels`, `tunnel(id)` and the tunnel mutations. Owner only:
 // another account's tunnel answers NOT_FOUND, like a missing one.
-import { noSuchTunnel } from '../../../domain/errors.js';
-import { tunnelHost, tunnelHostSuffix } from '../../../domain/tunnels/names.js';
-import { createTunnel, deleteTunnel, updateTunnel } from '../../../domain/tunnels/tunnels.js';
+import { tunnelHostSuffix } from '../../../domain/tunnels/names.js';
+import { createTunnel, deleteTunnel, getTunnel, listTunnels, updateTunnel, type TunnelView } from '../../../domain/tunnels/tunnels.js';
 import { builder } from '../builder.js';
 import { AccountRef } from './account.js';
 
-export const TunnelRef = builder.prismaObject('Tunnel', {
+export const TunnelRef = builder.objectRef<TunnelView>('Tunnel').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     subdomain: t.exposeString('subdomain'),
-    host: t.string({
-      description: 'The public host: <subdomain>--<account slug>.ZONE',
-      select: { subdomain: true, account: { select: { slug: true } } },
-      resolve: (tunnel, _args, ctx) => tunnelHost(tunnel.subdomain, tunnel.account.slug, ctx.deps.config.zone),
-    }),
-    url: t.string({
-      description: 'The MCP endpoint: https://<host>/mcp',
-      select: { subdomain: true, account: { select: { slug: true } } },
-      resolve: (tunnel, _args, ctx) => `https://${tunnelHost(tunnel.subdomain, tunnel.account.slug, ctx.deps.config.zone)}/mcp`,
-    }),
+    host: t.exposeString('host', { description: 'The public host: <subdomain>--<account slug>.ZONE' }),
+    url: t.exposeString('url', { description: 'The MCP endpoint: https://<host>/mcp' }),
     customDomain: t.exposeString('customDomain', { nullable: true }),
     discoverable: t.exposeBoolean('discoverable', { description: 'When true, the Server Card is served.' }),
     pinnedTools: t.exposeStringList('pinnedTools', { description: 'Tool names captured from tools/list, in order.' }),
@@ -28,10 +19,9 @@ export const TunnelRef = builder.prismaObject('Tunnel', {
 });
 
 builder.objectField(AccountRef, 'tunnels', (t) =>
-  t.prismaField({
-    type: ['Tunnel'],
-    resolve: (query, account, _args, ctx) =>
-      ctx.deps.db.tunnel.findMany({ ...query, where: { accountId: account.id }, orderBy: { createdAt: 'asc' } }),
+  t.field({
+    type: [TunnelRef],
+    resolve: (account, _args, ctx) => listTunnels(ctx.deps, account.id),
   }),
 );
 
@@ -43,30 +33,26 @@ builder.objectField(AccountRef, 'tunnelHostSuffix', (t) =>
 );
 
 builder.queryField('tunnel', (t) =>
-  t.prismaField({
-    type: 'Tunnel',
+  t.field({
+    type: TunnelRef,
     authScopes: { signedIn: true },
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const tunnel = await ctx.deps.db.tunnel.findFirst({ ...query, where: { id: String(args.id), accountId: ctx.viewer!.accountId } });
-      if (!tunnel) throw noSuchTunnel();
-      return tunnel;
-    },
+    resolve: (_root, args, ctx) => getTunnel(ctx.deps, ctx.viewer!.accountId, String(args.id)),
   }),
 );
 
 builder.mutationFields((t) => ({
-  createTunnel: t.prismaField({
-    type: 'Tunnel',
+  createTunnel: t.field({
+    type: TunnelRef,
     authScopes: { signedIn: true },
     args: { subdomain: t.arg.string({ required: true }), customDomain: t.arg.string() },
-    resolve: async (query, _root, args, ctx) => {
+    resolve: async (_root, args, ctx) => {
       const id = await createTunnel(ctx.deps, ctx.viewer!.accountId, args);
-      return ctx.deps.db.tunnel.findUniqueOrThrow({ ...query, where: { id } });
+      return getTunnel(ctx.deps, ctx.viewer!.accountId, id);
     },
   }),
-  updateTunnel: t.prismaField({
-    type: 'Tunnel',
+  updateTunnel: t.field({
+    type: TunnelRef,
     authScopes: { signedIn: true },
     description: 'Changes the discoverable flag, the custom domain (null clears it) and/or the subdomain.',
     args: {
@@ -75,10 +61,10 @@ builder.mutationFields((t) => ({
       customDomain: t.arg.string(),
       subdomain: t.arg.string(),
     },
-    resolve: async (query, _root, args, ctx) => {
+    resolve: async (_root, args, ctx) => {
       const id = String(args.id);
       await updateTunnel(ctx.deps, ctx.viewer!.accountId, id, args);
-      return ctx.deps.db.tunnel.findUniqueOrThrow({ ...query, where: { id } });
+      return getTunnel(ctx.deps, ctx.viewer!.accountId, id);
     },
   }),
   deleteTunnel: t.boolean({

@@ -1,0 +1,200 @@
+// The accounts' queries: the account row (sign-up, the login read, verification, slug, email,
+// password, deletion), its single-use email tokens, what the account view shows, and what the
+// first proof of an address removes.
+import type { DbHandle, Sql, Tx } from '../store.js';
+
+// --- the account row
+
+export function findAccountByEmail(db: DbHandle, emailNormalized: string): Promise<{ id: string; email: string } | null> {
+  return db.account.findUnique({ where: { emailNormalized }, select: { id: true, email: true } });
+}
+
+export interface LoginAccount {
+  id: string;
+  email: string;
+  emailVerified: boolean;
+  passwordHash: string | null;
+  /** The client's network is one the account has signed in from before. */
+  knownNetwork: boolean;
+  /** Two-step sign-in is on. */
+  twoStep: boolean;
+}
+
+/**
+ * The account and whether it knows the client's network, in one indexed statement straight on
+ * node-postgres: Prisma's model API builds, runs and shapes a relation filter in the client, and
+ * even its raw path plans and maps each result, which showed in the CPU of a login.
+ */
+export async function findLoginAccount(sql: Sql, emailKey: string, network: string): Promise<LoginAccount | null> {
+  const [row] = await sql<LoginAccount>(
+    `SELECT a.id, a.email, a.email_verified AS "emailVerified", a.password_hash AS "passwordHash",
+      EXISTS (SELECT 1 FROM known_networks n WHERE n.account_id = a.id AND n.network = $1) AS "knownNetwork",
+      EXISTS (SELECT 1 FROM totp_credentials t WHERE t.account_id = a.id AND t.enabled_at IS NOT NULL) AS "twoStep"
+    FROM accounts a WHERE a.email_normalized = $2`,
+    [network, emailKey],
+  );
+  return row ?? null;
+}
+
+export interface NewPasswordAccount {
+  id: string;
+  email: string;
+  emailNormalized: string;
+  passwordHash: string;
+  slug: string;
+  createdAt: Date;
+}
+
+export function insertPasswordAccount(tx: Tx, account: NewPasswordAccount): Promise<{ id: string; email: string; emailVerified: boolean; slug: string }> {
+  return tx.account.create({ data: account, select: { id: true, email: true, emailVerified: true, slug: true } });
+}
+
+export function readAccountState(db: DbHandle, accountId: string): Promise<{ email: string; emailVerified: boolean; slug: string } | null> {
+  return db.account.findUnique({ where: { id: accountId }, select: { email: true, emailVerified: true, slug: true } });
+}
+
+/** Marks the address verified; true when it was not (the first proof of the address). */
+export async function markVerified(tx: DbHandle, accountId: string): Promise<boolean> {
+  const { count } = await tx.account.updateMany({ where: { id: accountId, emailVerified: false }, data: { emailVerified: true } });
+  return count === 1;
+}
+
+/** The welcome email goes once per account, ever: true for the one caller that claims it. */
+export async function claimWelcome(tx: DbHandle, accountId: string, now: Date): Promise<boolean> {
+  const { count } = await tx.account.updateMany({ where: { id: accountId, welcomeSentAt: null }, data: { welcomeSentAt: now } });
+  return count === 1;
+}
+
+export async function setSlug(tx: DbHandle, accountId: string, slug: string): Promise<void> {
+  await tx.account.update({ where: { id: accountId }, data: { slug } });
+}
+
+/** The new address, proved by its link: verified with it. */
+export async function setEmail(tx: DbHandle, accountId: string, email: string, emailNormalized: string): Promise<void> {
+  await tx.account.update({ where: { id: accountId }, data: { email, emailNormalized, emailVerified: true } });
+}
+
+/** A reset: the new hash, and the address proved by the link. */
+export async function setResetPassword(tx: DbHandle, accountId: string, passwordHash: string): Promise<{ email: string }> {
+  return tx.account.update({ where: { id: accountId }, data: { passwordHash, emailVerified: true }, select: { email: true } });
+}
+
+export async function setPassword(tx: DbHandle, accountId: string, passwordHash: string): Promise<void> {
+  await tx.account.update({ where: { id: accountId }, data: { passwordHash } });
+}
+
+/** What an account's deletion must clean up after the row is gone: its sessions and tunnels. */
+export async function readDeletionLeftovers(tx: Tx, accountId: string): Promise<{ sessions: { tokenHash: string }[]; tunnels: { id: string; customDomain: string | null }[] }> {
+  const sessions = await tx.session.findMany({ where: { accountId }, select: { tokenHash: true } });
+  const tunnels = await tx.tunnel.findMany({ where: { accountId }, select: { id: true, customDomain: true } });
+  return { sessions, tunnels };
+}
+
+/** One statement: every owned table cascades. */
+export async function deleteAccountRow(tx: Tx, accountId: string): Promise<void> {
+  await tx.account.delete({ where: { id: accountId } });
+}
+
+// --- email tokens (links)
+
+export interface EmailTokenRow {
+  id: string;
+  accountId: string;
+  kind: string;
+  newEmail: string | null;
+  usedAt: Date | null;
+  expiresAt: Date;
+}
+
+export async function insertEmailToken(
+  tx: DbHandle,
+  row: { accountId: string; kind: string; tokenHash: string; newEmail: string | null; createdAt: Date; expiresAt: Date },
+): Promise<void> {
+  await tx.emailToken.create({ data: row });
+}
+
+export function findEmailTokenByHash(db: DbHandle, tokenHash: string): Promise<EmailTokenRow | null> {
+  return db.emailToken.findUnique({
+    where: { tokenHash },
+    select: { id: true, accountId: true, kind: true, newEmail: true, usedAt: true, expiresAt: true },
+  });
+}
+
+/** Marks the token used; false when another request used it first (single use under races). */
+export async function markEmailTokenUsed(tx: DbHandle, id: string, now: Date): Promise<boolean> {
+  const { count } = await tx.emailToken.updateMany({ where: { id, usedAt: null }, data: { usedAt: now } });
+  return count === 1;
+}
+
+/** Every outstanding link of this kind stops working. */
+export async function voidEmailTokens(tx: DbHandle, accountId: string, kind: string, now: Date): Promise<void> {
+  await tx.emailToken.updateMany({ where: { accountId, kind, usedAt: null }, data: { usedAt: now } });
+}
+
+// --- the first proof of an address (address-proof.ts)
+
+/** Removes the identities linked while the address was unverified; answers their providers. */
+export async function removeIdentitiesLinkedWhileUnverified(tx: Tx, accountId: string): Promise<string[]> {
+  const removed = await tx.linkedIdentity.findMany({ where: { accountId, linkedWhileUnverified: true }, select: { provider: true } });
+  if (removed.length > 0) await tx.linkedIdentity.deleteMany({ where: { accountId, linkedWhileUnverified: true } });
+  return removed.map((r) => r.provider);
+}
+
+export async function voidPendingLinks(tx: Tx, accountId: string, now: Date): Promise<void> {
+  await tx.pendingLink.updateMany({ where: { accountId, usedAt: null }, data: { usedAt: now } });
+}
+
+/**
+ * Removes every passkey, TOTP credential, recovery code and service token of the account;
+ * answers the passkeys removed and whether TOTP was on.
+ */
+export async function removeFactors(tx: Tx, accountId: string): Promise<{ passkeys: { id: string; name: string }[]; totpWasOn: boolean }> {
+  const [passkeys, totp] = await Promise.all([
+    tx.passkey.findMany({ where: { accountId }, select: { id: true, name: true } }),
+    tx.totpCredential.findUnique({ where: { accountId }, select: { enabledAt: true } }),
+  ]);
+  await tx.passkey.deleteMany({ where: { accountId } });
+  await tx.totpCredential.deleteMany({ where: { accountId } });
+  await tx.recoveryCode.deleteMany({ where: { accountId } });
+  await tx.serviceToken.deleteMany({ where: { accountId } });
+  return { passkeys, totpWasOn: totp?.enabledAt != null };
+}
+
+// --- the account view (account-view.ts)
+
+export interface AccountViewRow {
+  id: string;
+  email: string;
+  emailVerified: boolean;
+  slug: string;
+  plan: string;
+  passwordHash: string | null;
+  lastLoginAt: Date | null;
+  lastLoginIp: string | null;
+  linkedIdentities: { provider: string; email: string; linkedAt: Date }[];
+  totpOn: boolean;
+  unusedRecoveryCodes: number;
+  passkeys: number;
+}
+
+export async function readAccountViewRow(db: DbHandle, accountId: string): Promise<AccountViewRow | null> {
+  const a = await db.account.findUnique({
+    where: { id: accountId },
+    select: {
+      id: true,
+      email: true,
+      emailVerified: true,
+      slug: true,
+      plan: true,
+      passwordHash: true,
+      lastLoginAt: true,
+      lastLoginIp: true,
+      linkedIdentities: { select: { provider: true, email: true, linkedAt: true }, orderBy: { linkedAt: 'asc' } },
+      totpCredential: { select: { enabledAt: true } },
+      _count: { select: { recoveryCodes: { where: { usedAt: null } }, passkeys: true } },
+    },
+  });
+  if (!a) return null;
+  const { totpCredential, _count, ...rest } = a;
+  return { ...rest, totpOn: totpCredential?.enabledAt != null, unusedRecoveryCodes: _count.recoveryCodes, passkeys: _count.passkeys };
+}

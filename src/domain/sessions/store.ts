@@ -1,0 +1,200 @@
+// The sessions' queries: the session rows (validation reads one by token hash, the minute's
+// touch, revocation deletes), the sign-in statement, the networks an account has used, the
+// revocation epoch, the guards' read of a session and its account, and the second steps a
+// session's sign-in may still be waiting for.
+import type { Db, DbHandle, Sql, Tx } from '../store.js';
+
+export interface SessionRow {
+  id: string;
+  accountId: string;
+  expiresAt: Date;
+  lastSeenAt: Date;
+  createdAt: Date;
+  authenticatedAt: Date;
+}
+
+export function readSessionRow(db: DbHandle, tokenHash: string): Promise<SessionRow | null> {
+  return db.session.findUnique({
+    where: { tokenHash },
+    select: { id: true, accountId: true, expiresAt: true, lastSeenAt: true, createdAt: true, authenticatedAt: true },
+  });
+}
+
+/**
+ * The minute's write of last_seen_at and the extended expiry. An update, never an upsert: a
+ * revoked (deleted) session stays deleted (null). Answers the row's proof time.
+ */
+export async function touchSessionRow(db: DbHandle, id: string, lastSeenAt: Date, expiresAt: Date): Promise<Date | null> {
+  const [row] = await db.$queryRaw<{ authenticated_at: Date }[]>`
+    UPDATE sessions SET last_seen_at = ${lastSeenAt}, expires_at = ${expiresAt}
+    WHERE id = ${id} RETURNING authenticated_at`;
+  return row?.authenticated_at ?? null;
+}
+
+export async function deleteSessions(db: DbHandle, ids: string[]): Promise<void> {
+  await db.session.deleteMany({ where: { id: { in: ids } } });
+}
+
+export type SessionRef = { id: string; tokenHash: string };
+
+/** Every session of the account, but `keepSessionId`. */
+export function selectAccountSessions(db: DbHandle, accountId: string, keepSessionId?: string): Promise<SessionRef[]> {
+  return db.session.findMany({
+    where: { accountId, ...(keepSessionId ? { id: { not: keepSessionId } } : {}) },
+    select: { id: true, tokenHash: true },
+  });
+}
+
+/** One of the account's sessions (another account's answers null, like a missing one). */
+export function findAccountSession(db: DbHandle, accountId: string, id: string): Promise<SessionRef | null> {
+  return db.session.findFirst({ where: { id, accountId }, select: { id: true, tokenHash: true } });
+}
+
+export interface SessionListRow {
+  id: string;
+  userAgent: string;
+  ip: string;
+  createdAt: Date;
+  lastSeenAt: Date;
+  method: string;
+  secondStep: boolean;
+}
+
+/** The account's live sessions, newest first. */
+export function selectLiveSessions(db: DbHandle, accountId: string, now: Date, take: number): Promise<SessionListRow[]> {
+  return db.session.findMany({
+    where: { accountId, expiresAt: { gt: now } },
+    orderBy: { createdAt: 'desc' },
+    take,
+    select: { id: true, userAgent: true, ip: true, createdAt: true, lastSeenAt: true, method: true, secondStep: true },
+  });
+}
+
+/** What the guards of API.md 7a read: the session's proof time and its account's address state. */
+export function readGuardRow(db: DbHandle, sessionId: string): Promise<{ accountId: string; authenticatedAt: Date; emailVerified: boolean } | null> {
+  return db.session
+    .findUnique({ where: { id: sessionId }, select: { accountId: true, authenticatedAt: true, account: { select: { emailVerified: true } } } })
+    .then((r) => r && { accountId: r.accountId, authenticatedAt: r.authenticatedAt, emailVerified: r.account.emailVerified });
+}
+
+/** Marks the session recently authenticated; its token hash, or null when it was revoked meanwhile. */
+export async function setAuthenticatedAt(tx: Tx, accountId: string, sessionId: string, at: Date): Promise<string | null> {
+  const [row] = await tx.$queryRaw<{ token_hash: string }[]>`
+    UPDATE sessions SET authenticated_at = ${at} WHERE id = ${sessionId} AND account_id = ${accountId}
+    RETURNING token_hash`;
+  return row?.token_hash ?? null;
+}
+
+/**
+ * Sign-ins waiting for their second step (two-step/mfa-challenge.ts) end when the account's
+ * credentials or sessions change: a reset, a password change, logout-all, two-step turned off, a
+ * first proof of the address (API.md section 7a). Their mfa_tokens then find nothing.
+ */
+export async function voidPendingSecondSteps(tx: DbHandle, accountId: string): Promise<void> {
+  await tx.mfaChallenge.deleteMany({ where: { accountId } });
+}
+
+/** Records that the account has been seen on `network`; true when it is new. */
+export async function insertKnownNetwork(tx: DbHandle, accountId: string, network: string, now: Date): Promise<boolean> {
+  const { count } = await tx.knownNetwork.createMany({ data: [{ accountId, network, firstSeenAt: now }], skipDuplicates: true });
+  return count === 1;
+}
+
+export async function readRevocationEpoch(db: Db): Promise<bigint | null> {
+  const row = await db.cacheEpoch.findUnique({ where: { id: 1 }, select: { epoch: true } });
+  return row?.epoch ?? null;
+}
+
+export async function bumpRevocationEpoch(db: Db): Promise<bigint | null> {
+  const rows = await db.$queryRaw<{ epoch: bigint }[]>`UPDATE cache_epoch SET epoch = epoch + 1 WHERE id = 1 RETURNING epoch`;
+  return rows[0]?.epoch ?? null;
+}
+
+/**
+ * Everything a sign-in writes, as one statement (data-modifying CTEs run atomically): the session,
+ * the last-login record, the network (new or not), the alert email when the network is new, and
+ * the security event.
+ * One round trip instead of an interactive transaction's six: sign-in is argon2-bound, and this
+ * keeps the rest of it small. The account row is locked first (a), and the eviction and the
+ * network insert read from it, so concurrent sign-ins of one account queue on that one lock:
+ * taking session-row locks in the eviction before it let two of them deadlock (measured: a few
+ * per thousand under 8 at a time).
+ */
+const SIGN_IN_STATEMENT = `
+    WITH a AS (
+      UPDATE accounts SET last_login_at = $1, last_login_ip = $2, updated_at = $1 WHERE id = $3
+      RETURNING id
+    ), s AS (
+      INSERT INTO sessions (id, account_id, token_hash, user_agent, ip, created_at, last_seen_at, authenticated_at, expires_at, method, second_step)
+      VALUES ($4, $3, $5, $6, $2, $1, $1, $1, $7, $8, $9)
+    ), e AS (
+      -- At most MAX_SESSIONS live sessions: the least recently used beyond it end with this sign-in.
+      DELETE FROM sessions WHERE id IN (
+        SELECT id FROM sessions WHERE account_id = (SELECT id FROM a)
+        ORDER BY last_seen_at DESC, created_at DESC OFFSET $10
+      ) RETURNING token_hash
+    ), n AS (
+      INSERT INTO known_networks (account_id, network, first_seen_at)
+      SELECT a.id, $11::text, $1 FROM a WHERE $11::text IS NOT NULL
+      ON CONFLICT DO NOTHING RETURNING network
+    ), m AS (
+      -- The outbox runs on the database's clock, like every other enqueued email.
+      INSERT INTO outbox_emails (id, account_id, kind, to_address, subject, text_body, html_body, next_attempt_at, created_at)
+      SELECT $12::text, $3, $13::text, $14::text, $15::text, $16::text, $17::text, now(), now()
+      FROM n WHERE $12::text IS NOT NULL
+    ), v AS (
+      -- The security activity (activity/security-events.ts) records the sign-in with it.
+      INSERT INTO security_events (account_id, type, at, ip, user_agent, detail)
+      SELECT a.id, 'sign_in', $1, $2, $18, jsonb_build_object('method', $8::text, 'second_step', $9::boolean)
+      FROM a
+    )
+    SELECT EXISTS (SELECT 1 FROM n) AS new_network, ARRAY(SELECT token_hash FROM e) AS evicted`;
+
+/** The statement's parameters, in its order ($1 … $18). */
+export interface SignInValues {
+  now: Date;
+  /** Masked. */
+  ip: string;
+  accountId: string;
+  sessionId: string;
+  tokenHash: string;
+  userAgent: string;
+  expiresAt: Date;
+  method: string;
+  secondStep: boolean;
+  /** Sessions kept before this one (MAX_SESSIONS - 1). */
+  keep: number;
+  network: string | null;
+  /** The alert email, sealed; null: none (the statement skips its insert). */
+  alert: { id: string; kind: string; to: string; subject: string; textBody: string; htmlBody: string } | null;
+  /** The user agent as the activity keeps it. */
+  eventUserAgent: string;
+}
+
+function parameters(v: SignInValues): unknown[] {
+  const a = v.alert;
+  return [
+    v.now, v.ip, v.accountId, v.sessionId, v.tokenHash, v.userAgent, v.expiresAt, v.method, v.secondStep, v.keep, v.network,
+    a?.id ?? null, a?.kind ?? null, a?.to ?? null, a?.subject ?? null, a?.textBody ?? null, a?.htmlBody ?? null,
+    v.eventUserAgent,
+  ];
+}
+
+export interface SignInResult {
+  newNetwork: boolean;
+  /** Token hashes of the sessions the sign-in ended (past MAX_SESSIONS). */
+  evicted: string[];
+}
+
+type SignInRow = { new_network: boolean; evicted: string[] };
+const resultOf = (rows: SignInRow[]): SignInResult => ({ newNetwork: rows[0]?.new_network === true, evicted: rows[0]?.evicted ?? [] });
+
+/** The statement on its own, straight on node-postgres (a password login: no Prisma raw path in its CPU). */
+export async function runSignIn(sql: Sql, values: SignInValues): Promise<SignInResult> {
+  return resultOf(await sql<SignInRow>(SIGN_IN_STATEMENT, parameters(values)));
+}
+
+/** The statement inside the caller's transaction, with other work that commits with it. */
+export async function runSignInIn(tx: Tx, values: SignInValues): Promise<SignInResult> {
+  return resultOf(await tx.$queryRawUnsafe<SignInRow[]>(SIGN_IN_STATEMENT, ...parameters(values)));
+}

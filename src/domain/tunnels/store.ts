@@ -1,0 +1,116 @@
+// The tunnels' queries: tunnel rows (with the owner's slug their hosts need), the per-account
+// count that bounds them, pinned tools, the list the surfaces show, and the names (slugs, custom
+// domains) held for their last owner for 30 days under advisory locks.
+import type { DbHandle, Tx } from '../store.js';
+
+/** A tunnel with what its card hosts need. */
+export interface OwnedTunnel {
+  id: string;
+  subdomain: string;
+  customDomain: string | null;
+  discoverable: boolean;
+  account: { slug: string };
+}
+
+const OWNED = { id: true, subdomain: true, customDomain: true, discoverable: true, account: { select: { slug: true } } } as const;
+
+export function findOwnedTunnel(db: DbHandle, accountId: string, id: string): Promise<OwnedTunnel | null> {
+  return db.tunnel.findFirst({ where: { id, accountId }, select: OWNED });
+}
+
+/** Counts one more tunnel for the account; false when it already has `max`. */
+export async function reserveTunnelSlot(tx: Tx, accountId: string, max: number): Promise<boolean> {
+  const { count } = await tx.account.updateMany({ where: { id: accountId, tunnelCount: { lt: max } }, data: { tunnelCount: { increment: 1 } } });
+  return count === 1;
+}
+
+export async function releaseTunnelSlot(tx: Tx, accountId: string): Promise<void> {
+  await tx.account.updateMany({ where: { id: accountId }, data: { tunnelCount: { decrement: 1 } } });
+}
+
+export function insertTunnel(tx: Tx, tunnel: { accountId: string; subdomain: string; customDomain: string | null }): Promise<OwnedTunnel> {
+  return tx.tunnel.create({ data: tunnel, select: OWNED });
+}
+
+export function updateTunnelRow(
+  tx: Tx,
+  id: string,
+  data: { discoverable?: boolean; subdomain?: string; customDomain?: string | null },
+): Promise<OwnedTunnel> {
+  return tx.tunnel.update({ where: { id }, data, select: OWNED });
+}
+
+/** Deletes the account's tunnel; false when it was gone already. */
+export async function deleteTunnelRow(tx: Tx, accountId: string, id: string): Promise<boolean> {
+  const { count } = await tx.tunnel.deleteMany({ where: { id, accountId } });
+  return count === 1;
+}
+
+export function readTunnelTools(db: DbHandle, id: string): Promise<(Omit<OwnedTunnel, 'id' | 'discoverable'> & { pinnedTools: string[] }) | null> {
+  return db.tunnel.findUnique({
+    where: { id },
+    select: { subdomain: true, customDomain: true, pinnedTools: true, account: { select: { slug: true } } },
+  });
+}
+
+/** Replaces the pinned tool names; false when the tunnel is gone. */
+export async function setPinnedTools(db: DbHandle, id: string, names: string[]): Promise<boolean> {
+  const { count } = await db.tunnel.updateMany({ where: { id }, data: { pinnedTools: names } });
+  return count === 1;
+}
+
+/** A tunnel as the surfaces show it, with its owner's slug for the host. */
+export interface TunnelListRow {
+  id: string;
+  subdomain: string;
+  customDomain: string | null;
+  discoverable: boolean;
+  pinnedTools: string[];
+  createdAt: Date;
+  slug: string;
+}
+
+const LISTED = { id: true, subdomain: true, customDomain: true, discoverable: true, pinnedTools: true, createdAt: true, account: { select: { slug: true } } } as const;
+
+const listed = (t: Omit<TunnelListRow, 'slug'> & { account: { slug: string } }): TunnelListRow => {
+  const { account, ...rest } = t;
+  return { ...rest, slug: account.slug };
+};
+
+/** The account's tunnels, oldest first. */
+export async function selectTunnels(db: DbHandle, accountId: string): Promise<TunnelListRow[]> {
+  return (await db.tunnel.findMany({ where: { accountId }, orderBy: { createdAt: 'asc' }, select: LISTED })).map(listed);
+}
+
+/** One of the account's tunnels; null for an unknown one or another account's. */
+export async function selectTunnel(db: DbHandle, accountId: string, id: string): Promise<TunnelListRow | null> {
+  const t = await db.tunnel.findFirst({ where: { id, accountId }, select: LISTED });
+  return t && listed(t);
+}
+
+/** The names of the account's tunnels (their card hosts, for invalidation). */
+export function selectTunnelNames(db: DbHandle, accountId: string): Promise<{ id: string; subdomain: string; customDomain: string | null }[]> {
+  return db.tunnel.findMany({ where: { accountId }, select: { id: true, subdomain: true, customDomain: true } });
+}
+
+// --- names held after release (released-names.ts)
+
+/** Arbitrary: the advisory-lock class of name claims and releases. */
+const NAME_LOCK_CLASS = 730_118;
+
+/** Takes the transaction-level advisory lock of one name. */
+export async function lockName(tx: Tx, key: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${NAME_LOCK_CLASS}::int, hashtext(${key}))`;
+}
+
+export async function holdName(tx: Tx, kind: string, name: string, accountId: string, releasedAt: Date, holdUntil: Date): Promise<void> {
+  await tx.releasedName.upsert({
+    where: { kind_name: { kind, name } },
+    create: { kind, name, accountId, releasedAt, holdUntil },
+    update: { accountId, releasedAt, holdUntil },
+  });
+}
+
+export function readNameHold(db: DbHandle, kind: string, name: string): Promise<{ accountId: string; holdUntil: Date } | null> {
+  return db.releasedName.findUnique({ where: { kind_name: { kind, name } }, select: { accountId: true, holdUntil: true } });
+}
