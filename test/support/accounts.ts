@@ -2,7 +2,7 @@
 // the one signed-in-user helper; useSignedIn() makes one per file.
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
-import { useFixture } from './fixture.js';
+import { lazyFixture, useFixture } from './fixture.js';
 import { sessionCookie } from './http.js';
 import { uniqueEmail, type Server } from './server.js';
 
@@ -75,25 +75,5 @@ export async function signedIn(s: Server, opts: SignupOptions = {}): Promise<Sig
 
 /** A signed-in account for the tests of the file, made once the server has started. */
 export function useSignedIn(s: Server, opts: SignupOptions = {}): SignedIn {
-  const get = useFixture(() => signedIn(s, opts), async () => {});
-  return {
-    get id() {
-      return get().id;
-    },
-    get email() {
-      return get().email;
-    },
-    get password() {
-      return get().password;
-    },
-    get slug() {
-      return get().slug;
-    },
-    get token() {
-      return get().token;
-    },
-    get cookie() {
-      return get().cookie;
-    },
-  };
+  return lazyFixture(useFixture(() => signedIn(s, opts), async () => {}));
 }

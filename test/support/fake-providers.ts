@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { useFixture } from './fixture.js';
+import { lazyFixture, useFixture } from './fixture.js';
 
 export interface FakeUser {
   id: string;
@@ -41,19 +41,7 @@ export type Providers = Pick<FakeProviders, 'google' | 'github' | 'url' | 'env'>
 
 /** Both fakes for the tests of the file; start the server after them (its env names their URLs). */
 export function useFakeProviders(): Providers {
-  const get = useFixture(() => FakeProviders.start(), (f) => f.close());
-  return {
-    get google() {
-      return get().google;
-    },
-    get github() {
-      return get().github;
-    },
-    get url() {
-      return get().url;
-    },
-    env: (only) => get().env(only),
-  };
+  return lazyFixture(useFixture(() => FakeProviders.start(), (f) => f.close()));
 }
 
 const newState = (): FakeProviderState => ({ user: null, deny: false, tokenStatus: null, accessTokens: [], verifiers: [] });

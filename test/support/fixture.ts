@@ -44,3 +44,24 @@ export function useFixture<T>(start: () => Promise<T>, stop: (value: T) => Promi
     return value.current;
   };
 }
+
+/**
+ * A fixture's value as an object that can be handed out before the fixture has started (at the
+ * top of a file): every property is read from the started value when it is used, inside tests
+ * and hooks, and its methods are bound to it. (The value must be an object.)
+ */
+export function lazyFixture<T extends object>(get: () => T): T {
+  return new Proxy({} as T, {
+    get(_target, key) {
+      const value = get();
+      const property: unknown = Reflect.get(value, key);
+      return typeof property === 'function' ? (property as (...args: unknown[]) => unknown).bind(value) : property;
+    },
+    has: (_target, key) => key in get(),
+    ownKeys: () => Reflect.ownKeys(get()),
+    getOwnPropertyDescriptor(_target, key) {
+      const descriptor = Reflect.getOwnPropertyDescriptor(get(), key);
+      return descriptor && { ...descriptor, configurable: true };
+    },
+  });
+}

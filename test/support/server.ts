@@ -9,7 +9,7 @@ import pino from 'pino';
 import { buildApp, type BuiltApp } from '../../src/app.js';
 import { loadConfig } from '../../src/infra/config.js';
 import { createDeps, type Deps } from '../../src/deps.js';
-import { useFixture, type FixtureOptions } from './fixture.js';
+import { lazyFixture, useFixture, type FixtureOptions } from './fixture.js';
 import { request, type Reply, type RequestOptions } from './http.js';
 import { TestSmtp } from './smtp.js';
 
@@ -106,25 +106,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
  * (fake providers, another server) have started.
  */
 export function useServer(opts: StartOptions | (() => StartOptions) = {}, fixture: FixtureOptions = {}): Server {
-  const get = useFixture(() => startTestServer(typeof opts === 'function' ? opts() : opts), (s) => s.close(), fixture);
-  return {
-    get url() {
-      return get().url;
-    },
-    get deps() {
-      return get().deps;
-    },
-    get app() {
-      return get().app;
-    },
-    get smtp() {
-      return get().smtp;
-    },
-    get clock() {
-      return get().clock;
-    },
-    request: (path, o) => get().request(path, o),
-  };
+  return lazyFixture(useFixture(() => startTestServer(typeof opts === 'function' ? opts() : opts), (s) => s.close(), fixture));
 }
 
 let counter = 0;

@@ -1,7 +1,7 @@
 // Shared set-up for the status tests: a server with fake broker and api upstreams, requests on
 // the zone host, a fresh roll-up window per test, and readings of the status counter.
 import { LOCK_KEY, ROLLUP_KEY, ROLLUP_TTL_MS } from '../../src/domain/status/service.js';
-import { useFixture, type FixtureOptions } from './fixture.js';
+import { lazyFixture, useFixture, type FixtureOptions } from './fixture.js';
 import type { Reply, RequestOptions } from './http.js';
 import { startTestServer, type Server, type StartOptions, type TestClock } from './server.js';
 import { FakeUpstream } from './fake-upstream.js';
@@ -55,21 +55,7 @@ export async function startStatusFixture(opts: StartOptions = {}): Promise<Runni
 
 /** The status fixture for the tests of the file (or describe block). */
 export function useStatusFixture(opts: StartOptions | (() => StartOptions) = {}, fixture: FixtureOptions = {}): StatusFixture {
-  const get = useFixture(() => startStatusFixture(typeof opts === 'function' ? opts() : opts), (f) => f.close(), fixture);
-  return {
-    get s() {
-      return get().s;
-    },
-    get broker() {
-      return get().broker;
-    },
-    get api() {
-      return get().api;
-    },
-    status: (o) => get().status(o),
-    zone: (path, o) => get().zone(path, o),
-    reset: () => get().reset(),
-  };
+  return lazyFixture(useFixture(() => startStatusFixture(typeof opts === 'function' ? opts() : opts), (f) => f.close(), fixture));
 }
 
 /** The value of one series of service_edge_status_check_total as /metrics shows it (0 if absent). */
