@@ -1,6 +1,6 @@
 // A TOTP generator for tests, written from RFC 6238 / RFC 4226 with node:crypto only (not the
 // library the server uses), so that the server is checked against an independent implementation.
-// Its correctness is pinned by the RFC's own test vectors (test/domain/accounts/mfa-totp.test.ts).
+// Its correctness is pinned by the RFC's own test vectors (test/domain/two-step/totp.test.ts).
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import type { Server } from './server.js';
