@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/generated/', '.data/', 'test-artifacts/', 'dist/', 'dist', '.dist-*/', '.dependency-cruiser.cjs', 'src/adapters/rest/graphql-env.d.ts'] },
+  { ignores: ['node_modules/', 'src/generated/', '.data/', 'test-artifacts/', 'dist/', 'dist', '.dist-*/', '.dependency-cruiser.cjs', 'src/adapters/documents/graphql-env.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -2,6 +2,7 @@
 // The account page: profile, slug, email, password and deletion. Every action is one GraphQL
 // mutation; the answer (or the server's error detail) shows next to the form that asked.
 import { ApiError, explain, gql } from './api.js';
+import { graphql } from '../../documents/graphql.js';
 import { flash, loadBoot, navigate, section, type Me } from './app.js';
 import { busy, field, formValues, h, statusLine, timeEl } from './dom.js';
 
@@ -45,7 +46,7 @@ function slugForm(me: Me, refresh: () => void): HTMLElement {
     const slug = (formValues(form).slug ?? '').trim();
     void busy(form, async () => {
       try {
-        const { renameSlug } = await gql<{ renameSlug: { slug: string } }>('mutation Rename($slug: String!) { renameSlug(slug: $slug) { slug } }', { slug });
+        const { renameSlug } = await gql(graphql('mutation Rename($slug: String!) { renameSlug(slug: $slug) { slug } }'), { slug });
         flash('ok', `Your slug is now ${renameSlug.slug}.`);
         refresh();
       } catch (err) {
@@ -73,7 +74,10 @@ function emailForm(me: Me): HTMLElement {
     const v = formValues(form);
     void busy(form, async () => {
       try {
-        await gql('mutation ChangeEmail($currentPassword: String!, $newEmail: String!) { changeEmail(currentPassword: $currentPassword, newEmail: $newEmail) }', v);
+        await gql(graphql('mutation ChangeEmail($currentPassword: String!, $newEmail: String!) { changeEmail(currentPassword: $currentPassword, newEmail: $newEmail) }'), {
+          currentPassword: v.currentPassword ?? '',
+          newEmail: v.newEmail ?? '',
+        });
         status.show('ok', `We sent a confirmation link to ${v.newEmail}. Your email stays ${me.email} until you open it.`);
         form.reset();
       } catch (err) {
@@ -108,7 +112,10 @@ function passwordForm(me: Me): HTMLElement {
     const v = formValues(form);
     void busy(form, async () => {
       try {
-        await gql('mutation ChangePassword($currentPassword: String!, $newPassword: String!) { changePassword(currentPassword: $currentPassword, newPassword: $newPassword) }', v);
+        await gql(graphql('mutation ChangePassword($currentPassword: String!, $newPassword: String!) { changePassword(currentPassword: $currentPassword, newPassword: $newPassword) }'), {
+          currentPassword: v.currentPassword ?? '',
+          newPassword: v.newPassword ?? '',
+        });
         status.show('ok', 'Your password is changed. Every other session was signed out; this one stays.');
         form.reset();
       } catch (err) {
@@ -135,7 +142,7 @@ function deleteForm(me: Me): HTMLElement {
     if ((v.email ?? '').trim().toLowerCase() !== me.email.toLowerCase()) return status.show('error', `Type ${me.email} exactly to confirm.`);
     void busy(form, async () => {
       try {
-        await gql('mutation DeleteAccount($email: String!, $password: String!) { deleteAccount(email: $email, password: $password) }', v);
+        await gql(graphql('mutation DeleteAccount($email: String!, $password: String!) { deleteAccount(email: $email, password: $password) }'), { email: v.email ?? '', password: v.password ?? '' });
         flash('ok', 'Your account is deleted. Thank you for trying the service.');
         await loadBoot();
         navigate('/sign-in', { replace: true });

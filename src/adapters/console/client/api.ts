@@ -1,6 +1,9 @@
 /// <reference lib="dom" />
 // The console's only way to the server: POST /graphql with the session cookie (same origin,
-// JSON). Errors come back as ApiError with the catalog code (API.md section 3).
+// JSON), each operation a typed document. Errors come back as ApiError with the catalog code
+// (API.md section 3).
+import { print } from '@0no-co/graphql.web';
+import type { TadaDocumentNode } from 'gql.tada';
 
 export class ApiError extends Error {
   constructor(
@@ -17,14 +20,22 @@ interface GraphQLBody<T> {
   errors?: { message: string; extensions?: { code?: string; retryAfter?: number } }[];
 }
 
-export async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+const printed = new WeakMap<object, string>();
+
+/**
+ * Runs a typed document (src/adapters/graphql/documents.ts: the same gql.tada documents as the
+ * REST table): its variables and its answer are typed from the schema.
+ */
+export async function gql<T, V>(document: TadaDocumentNode<T, V>, ...[variables]: Record<string, never> extends V ? [V?] : [V]): Promise<T> {
+  let query = printed.get(document);
+  if (query === undefined) printed.set(document, (query = print(document)));
   let res: Response;
   try {
     res = await fetch('/graphql', {
       method: 'POST',
       credentials: 'same-origin',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ query, variables }),
+      body: JSON.stringify({ query, variables: variables ?? {} }),
     });
   } catch {
     throw new ApiError('The service could not be reached. Check your connection and try again.', 'NETWORK');

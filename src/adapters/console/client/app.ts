@@ -2,20 +2,17 @@
 // Shared state of the console: the signed-in account, the enabled providers, the flash message
 // carried to the next page, and navigation (history API; links marked data-link stay in-app).
 import { gql } from './api.js';
+import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { h, type Child } from './dom.js';
 
-export interface Me {
-  id: string;
-  email: string;
-  emailVerified: boolean;
-  hasPassword: boolean;
-  slug: string;
-  /** `--<slug>.ZONE`: a new tunnel's host is its subdomain followed by this. */
-  tunnelHostSuffix: string;
-  plan: string;
-  lastLogin: { at: string; ip: string } | null;
-  linkedProviders: { provider: string; email: string; linkedAt: string }[];
-}
+/** What every page knows of the signed-in account (`tunnelHostSuffix`: `--<slug>.ZONE`). */
+const MeFields = graphql(`
+  fragment MeFields on Account {
+    id email emailVerified hasPassword slug tunnelHostSuffix plan lastLogin { at ip } linkedProviders { provider email linkedAt }
+  }
+`);
+
+export type Me = ResultOf<typeof MeFields>;
 
 export interface Boot {
   me: Me | null;
@@ -25,8 +22,6 @@ export interface Boot {
 export const PROVIDER_LABEL: Record<string, string> = { google: 'Google', github: 'GitHub' };
 export const providerLabel = (p: string): string => PROVIDER_LABEL[p] ?? p;
 
-const ME_FIELDS = 'id email emailVerified hasPassword slug tunnelHostSuffix plan lastLogin { at ip } linkedProviders { provider email linkedAt }';
-
 export const state: { boot: Boot | null; flash: { kind: 'ok' | 'error' | 'info'; text: string } | null; mfaToken: string | null } = {
   boot: null,
   flash: null,
@@ -34,7 +29,7 @@ export const state: { boot: Boot | null; flash: { kind: 'ok' | 'error' | 'info';
 };
 
 export async function loadBoot(): Promise<Boot> {
-  const data = await gql<{ me: Me | null; providers: string[] }>(`query Console { me { ${ME_FIELDS} } providers }`);
+  const data = await gql(graphql('query Console { me { ...MeFields } providers }', [MeFields]));
   state.boot = { me: data.me, providers: data.providers };
   return state.boot;
 }

@@ -3,6 +3,7 @@
 // renders into <main>; the header and the unverified banner come from the signed-in account.
 import { accountView } from './account.js';
 import { explain, gql } from './api.js';
+import { graphql } from '../../documents/graphql.js';
 import { flash, link, loadBoot, providerLabel, setNavigate, state, type Boot, type Me } from './app.js';
 import { h, statusLine } from './dom.js';
 import { securityView } from './security.js';
@@ -64,7 +65,7 @@ function header(me: Me | null, path: string): HTMLElement {
     signOut.addEventListener('click', () => {
       void (async () => {
         try {
-          await gql('mutation Logout { logout }');
+          await gql(graphql('mutation Logout { logout }'));
           flash('ok', 'You are signed out.');
         } catch (err) {
           flash('error', explain(err));
@@ -91,7 +92,7 @@ function banner(me: Me): HTMLElement | null {
     resend.disabled = true;
     void (async () => {
       try {
-        await gql('mutation Resend { resendVerification }');
+        await gql(graphql('mutation Resend { resendVerification }'));
         status.show('ok', `A new verification link is on its way to ${me.email}.`);
       } catch (err) {
         status.show('error', explain(err));

@@ -2,6 +2,7 @@
 // The second step of a sign-in (API.md section 7): after a password (or SSO, which lands here
 // with ?token=) on an account with two-step on, a TOTP code or a recovery code finishes it.
 import { ApiError, explain, gql } from './api.js';
+import { graphql } from '../../documents/graphql.js';
 import { link, navigate, state } from './app.js';
 import { busy, field, formValues, h, statusLine } from './dom.js';
 
@@ -38,7 +39,7 @@ export function mfaView(): Node {
     if (!code) return status.show('error', 'Enter a code.');
     void busy(form, async () => {
       try {
-        await gql('mutation VerifyMfa($mfaToken: String!, $code: String!) { verifyMfa(mfaToken: $mfaToken, code: $code) { emailVerified } }', { mfaToken: token, code });
+        await gql(graphql('mutation VerifyMfa($mfaToken: String!, $code: String!) { verifyMfa(mfaToken: $mfaToken, code: $code) { emailVerified } }'), { mfaToken: token, code });
         state.mfaToken = null;
         navigate('/account', { replace: true });
       } catch (err) {

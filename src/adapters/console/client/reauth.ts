@@ -7,6 +7,8 @@
 // sessionStorage and taken up when the console comes back (main.ts).
 import { browserSupportsWebAuthn, startAuthentication, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
 import { ApiError, explain, gql } from './api.js';
+import { graphql } from '../../documents/graphql.js';
+import { fromJsonObject, toJsonObject } from './json-object.js';
 import { providerLabel } from './app.js';
 import { busy, field, formValues, h, statusLine } from './dom.js';
 
@@ -33,11 +35,6 @@ export class ReauthCancelled extends Error {
   }
 }
 
-interface Proofs {
-  hasPassword: boolean;
-  mfa: { totp: boolean; passkeys: number };
-  linkedProviders: { provider: string }[];
-}
 
 /**
  * Runs `action`; when the server wants a recent authentication, asks for it in the dialog and
@@ -56,14 +53,14 @@ export async function withRecentAuth<T>(action: () => Promise<T>, resume?: Resum
 /** Resolves once the session is recently authenticated, asking in the dialog when it is not. */
 export async function ensureRecentAuth(resume?: Resume): Promise<void> {
   // The server says null once the window has passed (this device's clock may be off: not compared).
-  const { me } = await gql<{ me: { reauthenticatedUntil: string | null } | null }>('query Recent { me { reauthenticatedUntil } }');
+  const { me } = await gql(graphql('query Recent { me { reauthenticatedUntil } }'));
   if (me?.reauthenticatedUntil) return;
   await confirmIdentity(resume);
 }
 
 /** The dialog: resolves when the session re-authenticated, rejects with ReauthCancelled when closed. */
 export async function confirmIdentity(resume?: Resume): Promise<void> {
-  const { me } = await gql<{ me: Proofs | null }>('query Proofs { me { hasPassword mfa { totp passkeys } linkedProviders { provider } } }');
+  const { me } = await gql(graphql('query Proofs { me { hasPassword mfa { totp passkeys } linkedProviders { provider } } }'));
   if (!me) throw new ApiError('Your session has ended. Sign in again.', 'UNAUTHENTICATED');
   return new Promise<void>((resolve, reject) => {
     const status = statusLine();
@@ -80,8 +77,7 @@ export async function confirmIdentity(resume?: Resume): Promise<void> {
     const submit = async (form: HTMLElement, variables: Record<string, unknown>, wrong: string) => {
       await busy(form, async () => {
         try {
-          await gql(
-            'mutation Reauth($password: String, $code: String, $challengeId: String, $response: JSONObject) { reauthenticate(password: $password, code: $code, challengeId: $challengeId, response: $response) }',
+          await gql(graphql('mutation Reauth($password: String, $code: String, $challengeId: String, $response: JSONObject) { reauthenticate(password: $password, code: $code, challengeId: $challengeId, response: $response) }'),
             variables,
           );
           finish(true);
@@ -122,19 +118,19 @@ export async function confirmIdentity(resume?: Resume): Promise<void> {
       const wrap = h('div', { class: 'actions' }, button);
       button.addEventListener('click', () => {
         void busy(wrap, async () => {
-          let options: { challengeId: string; options: PublicKeyCredentialRequestOptionsJSON };
+          let options: { challengeId: string; options: Record<string, unknown> };
           try {
-            ({ passkeyLoginOptions: options } = await gql<{ passkeyLoginOptions: typeof options }>('mutation PasskeyOptions { passkeyLoginOptions { challengeId options } }'));
+            ({ passkeyLoginOptions: options } = await gql(graphql('mutation PasskeyOptions { passkeyLoginOptions { challengeId options } }')));
           } catch (err) {
             return status.show('error', explain(err));
           }
           let response;
           try {
-            response = await startAuthentication({ optionsJSON: options.options });
+            response = await startAuthentication({ optionsJSON: fromJsonObject<PublicKeyCredentialRequestOptionsJSON>(options.options) });
           } catch {
             return status.show('error', 'The passkey was not used (cancelled, or this device has none for this account).');
           }
-          await submit(wrap, { challengeId: options.challengeId, response }, 'That passkey is not one of this account.');
+          await submit(wrap, { challengeId: options.challengeId, response: toJsonObject(response) }, 'That passkey is not one of this account.');
         });
       });
       parts.push(wrap);

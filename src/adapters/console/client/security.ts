@@ -2,6 +2,8 @@
 // The security page: linked providers, passkeys, sessions and the security activity.
 import { browserSupportsWebAuthn, startRegistration, type PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/browser';
 import { ApiError, explain, gql } from './api.js';
+import { graphql } from '../../documents/graphql.js';
+import { fromJsonObject, toJsonObject } from './json-object.js';
 import { flash, loadBoot, navigate, providerLabel, section, type Boot, type Me } from './app.js';
 import { describeAgent } from './agent.js';
 import { busy, field, formValues, h, statusLine, timeEl, type Child, type StatusLine } from './dom.js';
@@ -25,7 +27,7 @@ function providers(me: Me, boot: Boot, refresh: () => void): HTMLElement {
     unlink.addEventListener('click', () => {
       void busy(unlink.parentElement!, async () => {
         try {
-          await gql('mutation Unlink($provider: String!) { unlinkProvider(provider: $provider) }', { provider: p.provider });
+          await gql(graphql('mutation Unlink($provider: String!) { unlinkProvider(provider: $provider) }'), { provider: p.provider });
           flash('ok', `${providerLabel(p.provider)} is no longer linked.`);
           refresh();
         } catch (err) {
@@ -92,7 +94,7 @@ async function passkeys(autoAdd: boolean): Promise<HTMLElement> {
   const list = h('ul', { class: 'list' });
   const body = h('div', {});
   const load = async () => {
-    const { me } = await gql<{ me: { passkeys: Passkey[] } | null }>('query Passkeys { me { passkeys { id name createdAt lastUsedAt backedUp } } }');
+    const { me } = await gql(graphql('query Passkeys { me { passkeys { id name createdAt lastUsedAt backedUp } } }'));
     list.replaceChildren(...(me?.passkeys ?? []).map(row));
     if (!me?.passkeys.length) list.replaceChildren(h('li', { class: 'muted' }, 'No passkey yet.'));
   };
@@ -111,7 +113,7 @@ async function passkeys(autoAdd: boolean): Promise<HTMLElement> {
       remove.addEventListener('click', () => {
         void busy(li, async () => {
           try {
-            await gql('mutation DeletePasskey($id: ID!) { deletePasskey(id: $id) }', { id: p.id });
+            await gql(graphql('mutation DeletePasskey($id: ID!) { deletePasskey(id: $id) }'), { id: p.id });
             status.show('ok', `The passkey "${p.name}" is deleted.`);
             activityChanged();
             await load();
@@ -132,7 +134,7 @@ async function passkeys(autoAdd: boolean): Promise<HTMLElement> {
         e.preventDefault();
         void busy(form, async () => {
           try {
-            await gql('mutation RenamePasskey($id: ID!, $name: String!) { renamePasskey(id: $id, name: $name) { id } }', { id: p.id, name: formValues(form).name });
+            await gql(graphql('mutation RenamePasskey($id: ID!, $name: String!) { renamePasskey(id: $id, name: $name) { id } }'), { id: p.id, name: formValues(form).name ?? '' });
             status.show('ok', 'The passkey is renamed.');
             await load();
           } catch (err) {
@@ -148,14 +150,14 @@ async function passkeys(autoAdd: boolean): Promise<HTMLElement> {
   };
   const add = h('button', { type: 'button', id: 'add-passkey' }, 'Add a passkey');
   const addOne = async () => {
-    const { passkeyRegistrationOptions } = await gql<{ passkeyRegistrationOptions: PublicKeyCredentialCreationOptionsJSON }>('mutation PasskeyRegistration { passkeyRegistrationOptions }');
+    const { passkeyRegistrationOptions } = await gql(graphql('mutation PasskeyRegistration { passkeyRegistrationOptions }'));
     let response;
     try {
-      response = await startRegistration({ optionsJSON: passkeyRegistrationOptions });
+      response = await startRegistration({ optionsJSON: fromJsonObject<PublicKeyCredentialCreationOptionsJSON>(passkeyRegistrationOptions) });
     } catch {
       throw new NotCreated();
     }
-    await gql('mutation AddPasskey($response: JSONObject!) { addPasskey(response: $response) { id } }', { response });
+    await gql(graphql('mutation AddPasskey($response: JSONObject!) { addPasskey(response: $response) { id } }'), { response: toJsonObject(response) });
   };
   const startAdd = () => {
     void busy(body, async () => {
@@ -218,7 +220,7 @@ async function twoStep(me: Me): Promise<HTMLElement> {
   const passwordField = () =>
     me.hasPassword ? field('Current password', { name: 'currentPassword', type: 'password', autocomplete: 'current-password', required: true, maxlength: 128 }) : null;
   const load = async () => {
-    const { me: m } = await gql<{ me: { mfa: MfaState } | null }>('query TwoStep { me { mfa { totp recoveryCodesLeft } } }');
+    const { me: m } = await gql(graphql('query TwoStep { me { mfa { totp recoveryCodesLeft } } }'));
     render(m?.mfa ?? { totp: false, recoveryCodesLeft: 0 });
   };
   const showCodes = (codes: string[]) => {
@@ -235,8 +237,7 @@ async function twoStep(me: Me): Promise<HTMLElement> {
         const v = formValues(start);
         void busy(start, async () => {
           try {
-            const { setupTotp } = await gql<{ setupTotp: { secret: string; qrSvg: string } }>(
-              'mutation SetupTotp($currentPassword: String) { setupTotp(currentPassword: $currentPassword) { secret qrSvg } }',
+            const { setupTotp } = await gql(graphql('mutation SetupTotp($currentPassword: String) { setupTotp(currentPassword: $currentPassword) { secret qrSvg } }'),
               { currentPassword: v.currentPassword ?? null },
             );
             confirmStep(setupTotp);
@@ -261,7 +262,7 @@ async function twoStep(me: Me): Promise<HTMLElement> {
       const v = formValues(disable);
       void busy(disable, async () => {
         try {
-          await gql('mutation DisableTotp($currentPassword: String, $code: String!) { disableTotp(currentPassword: $currentPassword, code: $code) }', {
+          await gql(graphql('mutation DisableTotp($currentPassword: String, $code: String!) { disableTotp(currentPassword: $currentPassword, code: $code) }'), {
             currentPassword: v.currentPassword ?? null,
             code: (v.code ?? '').trim(),
           });
@@ -288,8 +289,7 @@ async function twoStep(me: Me): Promise<HTMLElement> {
       void busy(regenerate, async () => {
         try {
           const { regenerateRecoveryCodes } = await withRecentAuth(() =>
-            gql<{ regenerateRecoveryCodes: { recoveryCodes: string[] } }>(
-              'mutation Regenerate($currentPassword: String, $code: String!) { regenerateRecoveryCodes(currentPassword: $currentPassword, code: $code) { recoveryCodes } }',
+            gql(graphql('mutation Regenerate($currentPassword: String, $code: String!) { regenerateRecoveryCodes(currentPassword: $currentPassword, code: $code) { recoveryCodes } }'),
               { currentPassword: v.currentPassword ?? null, code: (v.code ?? '').trim() },
             ),
           );
@@ -321,7 +321,7 @@ async function twoStep(me: Me): Promise<HTMLElement> {
       const code = (formValues(form).code ?? '').replace(/\s+/g, '');
       void busy(form, async () => {
         try {
-          const { confirmTotp } = await gql<{ confirmTotp: { recoveryCodes: string[] } }>('mutation ConfirmTotp($code: String!) { confirmTotp(code: $code) { recoveryCodes } }', { code });
+          const { confirmTotp } = await gql(graphql('mutation ConfirmTotp($code: String!) { confirmTotp(code: $code) { recoveryCodes } }'), { code });
           status.show('ok', 'Two-step sign-in is on.');
           activityChanged();
           showCodes(confirmTotp.recoveryCodes);
@@ -343,15 +343,6 @@ async function twoStep(me: Me): Promise<HTMLElement> {
   return section('Two-step sign-in', 'two-step', body, status);
 }
 
-interface SessionRow {
-  id: string;
-  userAgent: string;
-  ip: string;
-  createdAt: string;
-  lastSeenAt: string;
-  current: boolean;
-  method: string;
-}
 
 const METHOD_LABEL: Record<string, string> = {
   password: 'password',
@@ -366,7 +357,7 @@ async function sessions(): Promise<HTMLElement> {
   const status = statusLine();
   const list = h('ul', { class: 'list' });
   const load = async () => {
-    const { me } = await gql<{ me: { sessions: SessionRow[] } | null }>('query Sessions { me { sessions { id userAgent ip createdAt lastSeenAt current method } } }');
+    const { me } = await gql(graphql('query Sessions { me { sessions { id userAgent ip createdAt lastSeenAt current method } } }'));
     // This browser first, as people look for it; the others in the API's order.
     const rows = [...(me?.sessions ?? [])].sort((a, b) => Number(b.current) - Number(a.current));
     list.replaceChildren(
@@ -377,7 +368,7 @@ async function sessions(): Promise<HTMLElement> {
           revoke.addEventListener('click', () => {
             void busy(list, async () => {
               try {
-                await gql('mutation Revoke($id: ID!) { revokeSession(id: $id) }', { id: s.id });
+                await gql(graphql('mutation Revoke($id: ID!) { revokeSession(id: $id) }'), { id: s.id });
                 status.show('ok', 'That session is signed out.');
                 activityChanged();
                 await load();
@@ -401,7 +392,7 @@ async function sessions(): Promise<HTMLElement> {
   everywhere.addEventListener('click', () => {
     void busy(everywhere.parentElement!, async () => {
       try {
-        await gql('mutation LogoutAll { logoutAll }');
+        await gql(graphql('mutation LogoutAll { logoutAll }'));
         flash('ok', 'Every session of your account is signed out, this one included.');
         await loadBoot();
         navigate('/sign-in', { replace: true });
@@ -463,8 +454,7 @@ async function activity(): Promise<HTMLElement> {
   let after: string | null = null;
   /** The next page; with `fresh`, the newest page in place of everything shown. */
   const load = async (fresh = false) => {
-    const { me } = await gql<{ me: { securityEvents: { edges: { node: SecurityEvent }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } | null }>(
-      'query Activity($after: String) { me { securityEvents(first: 10, after: $after) { edges { node { id type at ip userAgent detail } } pageInfo { hasNextPage endCursor } } } }',
+    const { me } = await gql(graphql('query Activity($after: String) { me { securityEvents(first: 10, after: $after) { edges { node { id type at ip userAgent detail } } pageInfo { hasNextPage endCursor } } } }'),
       { after: fresh ? null : after },
     );
     const page = me?.securityEvents;

@@ -3,6 +3,8 @@
 // password. Signing in sets the HttpOnly session cookie from the GraphQL answer.
 import { browserSupportsWebAuthn, startAuthentication, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
 import { ApiError, explain, gql } from './api.js';
+import { graphql } from '../../documents/graphql.js';
+import { fromJsonObject, toJsonObject } from './json-object.js';
 import { flash, link, navigate, providerLabel, toSecondStep, type Boot } from './app.js';
 import { busy, field, formValues, h, statusLine, type StatusLine } from './dom.js';
 
@@ -34,8 +36,7 @@ export interface SignedIn {
 export type SignInResult = { kind: 'session' } | { kind: 'mfa'; mfaToken: string };
 
 export async function passwordLogin(email: string, password: string): Promise<SignInResult> {
-  const { login } = await gql<{ login: SignedIn }>(
-    'mutation Login($email: String!, $password: String!) { login(email: $email, password: $password) { emailVerified mfaRequired mfaToken } }',
+  const { login } = await gql(graphql('mutation Login($email: String!, $password: String!) { login(email: $email, password: $password) { emailVerified mfaRequired mfaToken } }'),
     { email, password },
   );
   return signInResult(login);
@@ -59,13 +60,11 @@ function providerButtons(boot: Boot, verb: string): HTMLElement | null {
 
 async function passkeySignIn(status: StatusLine): Promise<boolean> {
   try {
-    const { passkeyLoginOptions } = await gql<{ passkeyLoginOptions: { challengeId: string; options: PublicKeyCredentialRequestOptionsJSON } }>(
-      'mutation PasskeyOptions { passkeyLoginOptions { challengeId options } }',
-    );
-    const response = await startAuthentication({ optionsJSON: passkeyLoginOptions.options });
-    await gql('mutation PasskeyLogin($challengeId: String!, $response: JSONObject!) { passkeyLogin(challengeId: $challengeId, response: $response) { emailVerified } }', {
+    const { passkeyLoginOptions } = await gql(graphql('mutation PasskeyOptions { passkeyLoginOptions { challengeId options } }'));
+    const response = await startAuthentication({ optionsJSON: fromJsonObject<PublicKeyCredentialRequestOptionsJSON>(passkeyLoginOptions.options) });
+    await gql(graphql('mutation PasskeyLogin($challengeId: String!, $response: JSONObject!) { passkeyLogin(challengeId: $challengeId, response: $response) { emailVerified } }'), {
       challengeId: passkeyLoginOptions.challengeId,
-      response,
+      response: toJsonObject(response),
     });
     return true;
   } catch (err) {
@@ -136,7 +135,7 @@ export function signUpView(boot: Boot): Node {
     if ((v.password ?? '').length < 8) return status.show('error', 'The password needs at least 8 characters.');
     void busy(form, async () => {
       try {
-        await gql('mutation Signup($email: String!, $password: String!) { signup(email: $email, password: $password) { id } }', { email: v.email, password: v.password });
+        await gql(graphql('mutation Signup($email: String!, $password: String!) { signup(email: $email, password: $password) { id } }'), { email: v.email ?? '', password: v.password ?? '' });
       } catch (err) {
         return status.show('error', explain(err));
       }
@@ -178,7 +177,7 @@ export function forgotPasswordView(): Node {
     if (!v.email) return status.show('error', 'Enter your email address.');
     void busy(form, async () => {
       try {
-        await gql('mutation Forgot($email: String!) { forgotPassword(email: $email) }', { email: v.email });
+        await gql(graphql('mutation Forgot($email: String!) { forgotPassword(email: $email) }'), { email: v.email ?? '' });
         status.show('ok', `If ${v.email} has an account, a link to choose a new password is on its way. Check your inbox.`);
         form.reset();
       } catch (err) {

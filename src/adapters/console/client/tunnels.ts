@@ -1,21 +1,13 @@
 /// <reference lib="dom" />
 // Tunnels: create, delete, the discoverable switch, the public host and a link to the live card.
 import { ApiError, explain, gql } from './api.js';
+import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { section, type Me } from './app.js';
 import { busy, field, formValues, h, statusLine, timeEl } from './dom.js';
 
-interface Tunnel {
-  id: string;
-  subdomain: string;
-  host: string;
-  url: string;
-  customDomain: string | null;
-  discoverable: boolean;
-  pinnedTools: string[];
-  createdAt: string;
-}
+const TunnelFields = graphql('fragment TunnelFields on Tunnel { id subdomain host url customDomain discoverable pinnedTools createdAt }');
 
-const FIELDS = 'id subdomain host url customDomain discoverable pinnedTools createdAt';
+type Tunnel = ResultOf<typeof TunnelFields>;
 
 /** The card on the tunnel host, reached the way this page was (http and the port in local use). */
 export function cardUrl(host: string): string {
@@ -26,7 +18,7 @@ export async function tunnelsView(me: Me): Promise<Node> {
   const status = statusLine();
   const list = h('ul', { class: 'list tunnels' });
   const load = async () => {
-    const data = await gql<{ me: { tunnels: Tunnel[] } | null }>(`query Tunnels { me { tunnels { ${FIELDS} } } }`);
+    const data = await gql(graphql('query Tunnels { me { tunnels { ...TunnelFields } } }', [TunnelFields]));
     const tunnels = data.me?.tunnels ?? [];
     list.replaceChildren(...(tunnels.length ? tunnels.map(row) : [h('li', { class: 'muted' }, 'No tunnel yet. Create one above.')]));
   };
@@ -40,7 +32,7 @@ export async function tunnelsView(me: Me): Promise<Node> {
       const wanted = toggle.checked;
       void busy(li, async () => {
         try {
-          const { updateTunnel } = await gql<{ updateTunnel: Tunnel }>('mutation Discoverable($id: ID!, $discoverable: Boolean!) { updateTunnel(id: $id, discoverable: $discoverable) { discoverable } }', {
+          const { updateTunnel } = await gql(graphql('mutation Discoverable($id: ID!, $discoverable: Boolean!) { updateTunnel(id: $id, discoverable: $discoverable) { discoverable } }'), {
             id: t.id,
             discoverable: wanted,
           });
@@ -66,7 +58,7 @@ export async function tunnelsView(me: Me): Promise<Node> {
       }
       void busy(li, async () => {
         try {
-          await gql('mutation DeleteTunnel($id: ID!) { deleteTunnel(id: $id) }', { id: t.id });
+          await gql(graphql('mutation DeleteTunnel($id: ID!) { deleteTunnel(id: $id) }'), { id: t.id });
           status.show('ok', `The tunnel ${t.subdomain} is deleted.`);
           await load();
         } catch (err) {
@@ -115,7 +107,10 @@ export async function tunnelsView(me: Me): Promise<Node> {
     const customDomain = (v.customDomain ?? '').trim() || null;
     void busy(form, async () => {
       try {
-        const { createTunnel } = await gql<{ createTunnel: Tunnel }>(`mutation CreateTunnel($subdomain: String!, $customDomain: String) { createTunnel(subdomain: $subdomain, customDomain: $customDomain) { ${FIELDS} } }`, {
+        const { createTunnel } = await gql(graphql(
+          'mutation CreateTunnel($subdomain: String!, $customDomain: String) { createTunnel(subdomain: $subdomain, customDomain: $customDomain) { ...TunnelFields } }',
+          [TunnelFields],
+        ), {
           subdomain,
           customDomain,
         });

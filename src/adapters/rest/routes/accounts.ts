@@ -1,6 +1,6 @@
 // /auth and /api/account paths of API.md section 4 (password flows; SSO rows live with SSO).
 import { print } from 'graphql';
-import { graphql, type ResultOf } from '../graphql.js';
+import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { route, signedIn, type RestRoute } from '../route.js';
 
 const AccountFields = graphql(`

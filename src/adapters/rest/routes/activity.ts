@@ -1,6 +1,6 @@
 // GET /api/account/activity (API.md section 10): the security activity, newest first, on the
 // same connection the dashboard pages through.
-import { graphql } from '../graphql.js';
+import { graphql } from '../../documents/graphql.js';
 import { route, signedIn, type RestRoute } from '../route.js';
 
 export const activityRoutes: RestRoute[] = [

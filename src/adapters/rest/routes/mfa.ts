@@ -1,6 +1,6 @@
 // Two-step sign-in paths of API.md section 7 (the login row's mfa_required answer is
 // authPayloadJson in accounts.ts).
-import { graphql } from '../graphql.js';
+import { graphql } from '../../documents/graphql.js';
 import { route, type RestRoute } from '../route.js';
 import { AuthPayloadFields, authPayloadJson } from './accounts.js';
 

@@ -1,5 +1,5 @@
 // Passkey paths of API.md section 8, each mapped onto its GraphQL operation.
-import { graphql, type ResultOf } from '../graphql.js';
+import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { route, signedIn, type RestRoute } from '../route.js';
 import { AuthPayloadFields, authPayloadJson } from './accounts.js';
 

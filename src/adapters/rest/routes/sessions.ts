@@ -1,5 +1,5 @@
 // Session paths of API.md section 4.
-import { graphql } from '../graphql.js';
+import { graphql } from '../../documents/graphql.js';
 import { route, signedIn, type RestRoute } from '../route.js';
 
 export const sessionRoutes: RestRoute[] = [

@@ -1,6 +1,6 @@
 // SSO paths of API.md section 4 that map onto GraphQL (confirm-link, unlink); the redirect
 // endpoints (start, callback) are plain HTTP in src/adapters/http/routes/oauth.ts.
-import { graphql } from '../graphql.js';
+import { graphql } from '../../documents/graphql.js';
 import { route, type RestRoute } from '../route.js';
 import { AuthPayloadFields, authPayloadJson } from './accounts.js';
 

@@ -1,5 +1,5 @@
 // Tunnel paths of API.md section 4: the owner's tunnels, same operations as GraphQL.
-import { graphql, type ResultOf } from '../graphql.js';
+import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { route, signedIn, type RestRoute } from '../route.js';
 
 const TunnelFields = graphql(`
