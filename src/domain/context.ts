@@ -49,7 +49,7 @@ export interface Viewer {
   tokenHash: string;
   /**
    * When the session last proved a credential, as its cached entry says (the display of
-   * `reauthenticated_until`); the guards of API.md section 7a ask the database.
+   * `reauthenticated_until`), in epoch milliseconds; the guards of API.md section 7a ask the database.
    */
-  authenticatedAt: Date;
+  authenticatedAt: number;
 }

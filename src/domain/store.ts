@@ -5,6 +5,7 @@
 // member of `db` or `tx`). This root store holds what every area shares: the handles' types and
 // the transaction that commits several stores' writes together.
 import type { Db, DbHandle, Sql, Tx } from '../infra/db/client.js';
+import { networkOf } from './network.js';
 
 export type { Db, DbHandle, Sql, Tx };
 
@@ -12,3 +13,9 @@ export type { Db, DbHandle, Sql, Tx };
 export function inTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
   return db.$transaction(work);
 }
+
+/**
+ * The relation select of an account's known network for a client address (the sign-in limits):
+ * one row when the account has signed in from that network, none otherwise.
+ */
+export const knownNetworkOf = (ip: string) => ({ where: { network: networkOf(ip) ?? '' }, select: { network: true }, take: 1 }) as const;

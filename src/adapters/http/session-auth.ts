@@ -43,7 +43,7 @@ export async function authenticate(deps: SessionDeps, credential: Credential | n
   if (!credential) return null;
   const session = await validateSessionToken(deps, credential.token);
   if (!session) return null;
-  return { accountId: session.accountId, sessionId: session.id, tokenHash: session.tokenHash, authenticatedAt: new Date(session.authenticatedAt) };
+  return { accountId: session.accountId, sessionId: session.id, tokenHash: session.tokenHash, authenticatedAt: session.authenticatedAt };
 }
 
 export function registerSessionAuth(app: FastifyInstance, deps: SessionDeps & { config: Pick<Config, 'allowedOrigins' | 'secureCookies'> }): void {

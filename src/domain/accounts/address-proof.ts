@@ -31,12 +31,11 @@ export async function cleanAfterAddressProof(
   accountId: string,
   now: Date,
   proof: AddressProof,
-): Promise<{ removedProviders: string[] }> {
-  const removedProviders = await removeIdentitiesLinkedWhileUnverified(tx, accountId);
+): Promise<void> {
+  await removeIdentitiesLinkedWhileUnverified(tx, accountId);
   await voidPendingEmailChanges(tx, accountId, now);
   await voidPendingLinks(tx, accountId, now);
   if (proof.firstProof) await removeFactorsAddedBeforeProof(tx, change, accountId, now, proof.client);
-  return { removedProviders };
 }
 
 async function removeFactorsAddedBeforeProof(tx: Tx, change: AccountChange, accountId: string, at: Date, client: ClientInfo | null): Promise<void> {

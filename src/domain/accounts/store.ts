@@ -134,10 +134,8 @@ export async function voidEmailTokens(tx: DbHandle, accountId: string, kind: str
 // --- the first proof of an address (address-proof.ts)
 
 /** Removes the identities linked while the address was unverified; answers their providers. */
-export async function removeIdentitiesLinkedWhileUnverified(tx: Tx, accountId: string): Promise<string[]> {
-  const removed = await tx.linkedIdentity.findMany({ where: { accountId, linkedWhileUnverified: true }, select: { provider: true } });
-  if (removed.length > 0) await tx.linkedIdentity.deleteMany({ where: { accountId, linkedWhileUnverified: true } });
-  return removed.map((r) => r.provider);
+export async function removeIdentitiesLinkedWhileUnverified(tx: Tx, accountId: string): Promise<void> {
+  await tx.linkedIdentity.deleteMany({ where: { accountId, linkedWhileUnverified: true } });
 }
 
 export async function voidPendingLinks(tx: Tx, accountId: string, now: Date): Promise<void> {

@@ -1,7 +1,6 @@
 // The password's queries: what the confirmation of a sensitive change reads of the account, and
 // the hash written back when the stored one used outdated parameters.
-import type { DbHandle } from '../store.js';
-import { networkOf } from '../network.js';
+import { knownNetworkOf, type DbHandle } from '../store.js';
 
 export interface PasswordAccount {
   id: string;
@@ -22,7 +21,7 @@ export async function readPasswordAccount(db: DbHandle, accountId: string, ip: s
       emailNormalized: true,
       slug: true,
       passwordHash: true,
-      knownNetworks: { where: { network: networkOf(ip) ?? '' }, select: { network: true }, take: 1 },
+      knownNetworks: knownNetworkOf(ip),
     },
   });
   if (!a) return null;

@@ -27,20 +27,20 @@ export async function guardAddition(deps: GuardDeps, viewer: Viewer, guard: Addi
   // Revoked meanwhile.
   if (!session || session.accountId !== viewer.accountId) throw unauthenticated();
   if (guard.verified && !session.emailVerified) throw verifyAddressFirst();
-  if (guard.recent && !isRecent(deps, session.authenticatedAt)) throw reauthRequired();
+  if (guard.recent && !isRecent(deps, session.authenticatedAt.getTime())) throw reauthRequired();
 }
 
 export const requireVerifiedAddress = (deps: GuardDeps, viewer: Viewer) => guardAddition(deps, viewer, { verified: true, recent: false });
 
 export const requireRecentAuth = (deps: GuardDeps, viewer: Viewer) => guardAddition(deps, viewer, { verified: false, recent: true });
 
-function isRecent(deps: Pick<DomainDeps, 'clock' | 'policy'>, authenticatedAt: Date): boolean {
-  return deps.clock().getTime() < authenticatedAt.getTime() + deps.policy.reauthWindowMs;
+function isRecent(deps: Pick<DomainDeps, 'clock' | 'policy'>, authenticatedAtMs: number): boolean {
+  return deps.clock().getTime() < authenticatedAtMs + deps.policy.reauthWindowMs;
 }
 
 /** Until when the session counts as recently authenticated; null once the window has passed. */
-export function reauthenticatedUntil(deps: Pick<DomainDeps, 'clock' | 'policy'>, authenticatedAt: Date): Date | null {
-  return isRecent(deps, authenticatedAt) ? new Date(authenticatedAt.getTime() + deps.policy.reauthWindowMs) : null;
+export function reauthenticatedUntil(deps: Pick<DomainDeps, 'clock' | 'policy'>, authenticatedAtMs: number): Date | null {
+  return isRecent(deps, authenticatedAtMs) ? new Date(authenticatedAtMs + deps.policy.reauthWindowMs) : null;
 }
 
 /** How a session re-authenticated (the `reauthenticated` activity event's method). */

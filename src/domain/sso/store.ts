@@ -2,8 +2,7 @@
 // account, the account holding its email, the account that started a link or a
 // re-authentication), the account made from a new identity, and pending links (made, read by
 // their page, confirmed with the password).
-import type { DbHandle, Tx } from '../store.js';
-import { networkOf } from '../network.js';
+import { knownNetworkOf, type DbHandle, type Tx } from '../store.js';
 
 export interface LinkedIdentityRow {
   id: string;
@@ -52,11 +51,6 @@ export async function readReauthAccount(db: DbHandle, accountId: string, provide
     select: { totpCredential: { select: { enabledAt: true } }, linkedIdentities: { where: { provider }, select: { id: true } } },
   });
   return a && { totpOn: a.totpCredential?.enabledAt != null, linked: a.linkedIdentities.length > 0 };
-}
-
-export async function readTotpOn(db: DbHandle, accountId: string): Promise<boolean> {
-  const row = await db.totpCredential.findUnique({ where: { accountId }, select: { enabledAt: true } });
-  return row?.enabledAt != null;
 }
 
 /** The account made from a new identity: no password, the identity linked. */
@@ -114,7 +108,7 @@ export async function readPendingLinkToConfirm(db: DbHandle, tokenHash: string, 
           emailVerified: true,
           passwordHash: true,
           totpCredential: { select: { enabledAt: true } },
-          knownNetworks: { where: { network: networkOf(ip) ?? '' }, select: { network: true }, take: 1 },
+          knownNetworks: knownNetworkOf(ip),
         },
       },
     },

@@ -6,8 +6,7 @@
 // 429), then against the account's second-step budget and sign-in limits (second-step-attempt.ts).
 import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
 import { isUniqueViolation } from '../../infra/db/errors.js';
-import type { DbHandle } from '../store.js';
-import { countChallengeAttempt, insertChallenge, readTotp, useChallenge } from './store.js';
+import { countChallengeAttempt, insertChallenge, useChallenge } from './store.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { badRequest, conflict, rateLimited } from '../errors.js';
 import { issueSignIn, type SignInMethod, type SignedIn } from '../sessions/sign-in.js';
@@ -29,11 +28,6 @@ export interface MfaRequired {
 export const isMfaRequired = (v: SignedIn | MfaRequired): v is MfaRequired => 'mfaRequired' in v;
 
 const invalidMfaToken = () => badRequest('This sign-in attempt is invalid, expired or already used. Sign in again.');
-
-/** Whether a first step on the account must be followed by a second. */
-export async function twoStepEnabled(db: DbHandle, accountId: string): Promise<boolean> {
-  return (await readTotp(db, accountId))?.enabledAt != null;
-}
 
 export async function createMfaChallenge(
   deps: Pick<DomainDeps, 'db' | 'clock'>,

@@ -1,15 +1,16 @@
 // Two-step sign-in's queries: the TOTP credential (sealed secret, pending setup, last used step),
 // recovery codes (only their hashes), and the challenges of sign-ins waiting for their second step.
-import type { DbHandle, Tx } from '../store.js';
-import { networkOf } from '../network.js';
+import { knownNetworkOf, type DbHandle, type Tx } from '../store.js';
 
 export interface TotpRow {
   secret: string;
   enabledAt: Date | null;
 }
 
-export function readTotp(db: DbHandle, accountId: string): Promise<TotpRow | null> {
-  return db.totpCredential.findUnique({ where: { accountId }, select: { secret: true, enabledAt: true } });
+/** Whether a first step on the account must be followed by a second. */
+export async function readTotpOn(db: DbHandle, accountId: string): Promise<boolean> {
+  const row = await db.totpCredential.findUnique({ where: { accountId }, select: { enabledAt: true } });
+  return row?.enabledAt != null;
 }
 
 /** What a setup needs of the account: its address, whether it has a password, whether TOTP is on. */
@@ -92,7 +93,7 @@ export async function readSecondStepTarget(db: DbHandle, accountId: string, ip: 
       email: true,
       emailNormalized: true,
       emailVerified: true,
-      knownNetworks: { where: { network: networkOf(ip) ?? '' }, select: { network: true }, take: 1 },
+      knownNetworks: knownNetworkOf(ip),
       totpCredential: { select: { secret: true, enabledAt: true } },
     },
   });
