@@ -19,6 +19,14 @@ module.exports = {
       to: { path: 'node_modules/(fastify|@fastify/|graphql|graphql-yoga|@graphql-yoga/|@pothos/|@escape\\.tech/|gql\\.tada)' },
     },
     {
+      name: 'rendering-at-the-edge',
+      comment:
+        'Pages, SVG and HTTP header lists are made by the adapters (status views, card views); the domain hands them data. Email copy is the exception: it is domain policy (src/domain/emails).',
+      severity: 'error',
+      from: { path: '^src/domain/', pathNot: '^src/domain/emails/' },
+      to: { path: '(^src/infra/html/|node_modules/badge-maker)' },
+    },
+    {
       name: 'infra-not-outward',
       comment: 'Infrastructure (db, cache, mail, observability, crypto, config) imports neither domain nor adapters.',
       severity: 'error',

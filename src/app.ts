@@ -31,6 +31,7 @@ import { wireCardInvalidation } from './domain/cards/invalidation.js';
 import { CardResolver } from './domain/cards/resolver.js';
 import { describePendingLink } from './domain/sso/pending-link.js';
 import { statusService } from './domain/status/service.js';
+import { statusViews } from './adapters/http/status/views.js';
 
 export interface BuiltApp {
   fastify: FastifyInstance;
@@ -46,7 +47,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
 
   const resolver = new CardResolver(deps);
   wireCardInvalidation(deps, resolver);
-  const zoneHost = createZoneHandler({ status: statusService(deps), metrics });
+  const zoneHost = createZoneHandler({ status: statusService(deps), views: statusViews(config.serviceName), metrics });
   const cards = createCardHandlers({ resolver, metrics, logger });
 
   const fastify = Fastify({

@@ -1,16 +1,16 @@
 // Tunnel hosts and custom domains: the Server Card paths (SPEC 4.3). These run on raw node:http
 // before Fastify (see server.ts) and are the hot path: an in-process hit is a Map lookup and one
 // write of pre-rendered bytes. No credential, no limit, and never the tunnel's upstream.
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { etagMatches } from '../../domain/cards/card.js';
 import type { Resolution } from '../../domain/cards/lookup.js';
 import type { CardResolver } from '../../domain/cards/resolver.js';
 import { throttled } from '../../infra/observability/log-throttle.js';
 import type { Metrics } from '../../infra/observability/metrics.js';
 import { METHOD_NOT_ALLOWED, NOT_FOUND, PREFLIGHT, UNAVAILABLE } from './card-responses.js';
-import { headerList, writeListed } from './problem.js';
+import { cardViews, etagMatches, type CardView } from './card-view.js';
+import { writeListed } from './problem.js';
 import { isCardPath, rawHeader } from './hosts.js';
 import type { RawHandler } from './raw.js';
 import { routeDurations } from './route-durations.js';
@@ -32,35 +32,23 @@ export interface CardHandlers {
 const CARD_ROUTE = '/.well-known/mcp/server-card.json';
 const OTHER_ROUTE = 'unmatched';
 
-// A rendered card's headers as lists (problem.ts, headerList), made once per rendering:
-// the in-process cache hands out the same card object request after request.
-const lists = new WeakMap<OutgoingHttpHeaders, string[]>();
-let lastHeaders: OutgoingHttpHeaders | null = null;
-let lastList: string[] = [];
-function listOf(headers: OutgoingHttpHeaders): string[] {
-  if (headers === lastHeaders) return lastList;
-  let list = lists.get(headers);
-  if (list === undefined) lists.set(headers, (list = headerList(headers)));
-  lastHeaders = headers;
-  lastList = list;
-  return list;
-}
-
-function writeResolution(req: IncomingMessage, res: ServerResponse, r: Resolution): number {
-  if (r.kind === 'none') return writeListed(res, NOT_FOUND);
+function writeView(req: IncomingMessage, res: ServerResponse, view: CardView): number {
   const inm = rawHeader(req, 'if-none-match');
-  if (inm !== undefined && etagMatches(inm, r.etag)) {
-    res.writeHead(304, listOf(r.notModified));
+  if (inm !== undefined && etagMatches(inm, view.etag)) {
+    res.writeHead(304, view.notModified);
     res.end();
     return 304;
   }
-  res.writeHead(200, listOf(r.ok));
-  res.end(r.body);
+  res.writeHead(200, view.ok);
+  res.end(view.body);
   return 200;
 }
 
 export function createCardHandlers({ resolver, metrics, logger }: CardHostDeps): CardHandlers {
   const observe = routeDurations(metrics.hotDuration);
+  const viewOf = cardViews();
+  const writeResolution = (req: IncomingMessage, res: ServerResponse, r: Resolution): number =>
+    r.kind === 'none' ? writeListed(res, NOT_FOUND) : writeView(req, res, viewOf(r));
   const logUnavailable = throttled((err: unknown) => {
     logger.error({ err: (err as Error).message }, 'card host resolver unavailable');
   });

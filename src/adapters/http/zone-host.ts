@@ -4,16 +4,17 @@
 import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { AppError, badRequest, internalError, notFound } from '../../domain/errors.js';
-import { wantsHtml, type Rendered, type Snapshot } from '../../domain/status/render.js';
 import type { StatusService } from '../../domain/status/service.js';
 import type { Metrics } from '../../infra/observability/metrics.js';
 import { pathOf, rawHeader } from './hosts.js';
 import { listed, problemResponse, writeListed, writeProblem, type ListedResponse } from './problem.js';
 import type { RawHandler } from './raw.js';
 import { routeDurations } from './route-durations.js';
+import { wantsHtml, type Rendered, type SnapshotView, type StatusViews } from './status/views.js';
 
 export interface ZoneHostDeps {
   status: Pick<StatusService, 'fresh' | 'current' | 'freshHistory' | 'currentHistory'>;
+  views: StatusViews;
   metrics: Pick<Metrics, 'hotDuration'>;
 }
 
@@ -27,7 +28,7 @@ const HEALTHY: ListedResponse = {
   body: 'ok',
 };
 
-type BadgeOf = (snap: Snapshot) => Rendered;
+type BadgeOf = (view: SnapshotView) => Rendered;
 
 /** The badge paths: each picks its pre-rendered answer from the snapshot. */
 const BADGES = new Map<string, BadgeOf>([
@@ -47,10 +48,10 @@ function write(method: string, res: ServerResponse, status: number, rendered: Re
   return status;
 }
 
-const writeStatus = (method: string, accept: string | undefined, res: ServerResponse, snap: Snapshot): number =>
-  write(method, res, snap.statusCode, wantsHtml(accept) ? snap.html : snap.json);
+const writeStatus = (method: string, accept: string | undefined, res: ServerResponse, view: SnapshotView): number =>
+  write(method, res, view.statusCode, wantsHtml(accept) ? view.html : view.json);
 
-export function createZoneHandler({ status, metrics }: ZoneHostDeps): RawHandler {
+export function createZoneHandler({ status, views, metrics }: ZoneHostDeps): RawHandler {
   const observe = routeDurations(metrics.hotDuration);
   return (req, res) => {
     const start = performance.now();
@@ -60,20 +61,20 @@ export function createZoneHandler({ status, metrics }: ZoneHostDeps): RawHandler
     if (path === '/status' && readable) {
       const accept = rawHeader(req, 'accept');
       const snap = status.fresh();
-      if (snap) return observe(method, '/status', writeStatus(method, accept, res, snap), start);
-      return status.current().then((s) => observe(method, '/status', writeStatus(method, accept, res, s), start));
+      if (snap) return observe(method, '/status', writeStatus(method, accept, res, views.of(snap)), start);
+      return status.current().then((s) => observe(method, '/status', writeStatus(method, accept, res, views.of(s)), start));
     }
     const badge = BADGES.get(path);
     if (badge !== undefined && readable) {
       const snap = status.fresh();
-      if (snap) return observe(method, BADGE_ROUTE(path), write(method, res, 200, badge(snap)), start);
-      return status.current().then((s) => observe(method, BADGE_ROUTE(path), write(method, res, 200, badge(s)), start));
+      if (snap) return observe(method, BADGE_ROUTE(path), write(method, res, 200, badge(views.of(snap))), start);
+      return status.current().then((s) => observe(method, BADGE_ROUTE(path), write(method, res, 200, badge(views.of(s))), start));
     }
     if (path === HISTORY_PATH && readable) {
       const ready = status.freshHistory();
-      if (ready) return observe(method, HISTORY_PATH, write(method, res, 200, ready), start);
+      if (ready) return observe(method, HISTORY_PATH, write(method, res, 200, views.history(ready)), start);
       return status.currentHistory().then(
-        (h) => observe(method, HISTORY_PATH, write(method, res, 200, h), start),
+        (h) => observe(method, HISTORY_PATH, write(method, res, 200, views.history(h)), start),
         (err: unknown) => observe(method, HISTORY_PATH, writeProblem(res, err instanceof AppError ? err : internalError()), start),
       );
     }

@@ -1,8 +1,6 @@
 // The Server Card (SPEC 2.5, SEP-2127): built only from the tunnel record and its pinned tool
-// names, never from an MCP session. Rendered once into bytes with every header, so the hot path
-// only writes them.
-import { createHash } from 'node:crypto';
-import type { OutgoingHttpHeaders } from 'node:http';
+// names, never from an MCP session. The document is made once per cache entry; the HTTP adapter
+// adds its ETag and headers, also once per entry.
 import type { Config } from '../../infra/config.js';
 import { tunnelLabel } from '../tunnels/names.js';
 
@@ -16,21 +14,17 @@ export interface CardTunnel {
 }
 
 /**
- * A rendered card: the body, a strong ETag, and the headers of a 200 and of a 304. The body is a
- * string on purpose: node then sends head and body in one write instead of a two-buffer writev.
+ * A discoverable tunnel's card as served on one host. The cache hands out the same object for
+ * every request on that host until it is invalidated or expires.
  */
-export interface RenderedCard {
-  kind: 'card';
-  tunnelId: string;
-  body: string;
-  etag: string;
-  ok: OutgoingHttpHeaders;
-  notModified: OutgoingHttpHeaders;
+export interface Card {
+  readonly kind: 'card';
+  readonly tunnelId: string;
+  /** The card document, serialised. */
+  readonly json: string;
 }
 
 export type CardConfig = Pick<Config, 'cardSchemaUrl' | 'serviceName' | 'zone'>;
-
-export const CARD_MAX_AGE_SECONDS = 600;
 
 /** The card JSON for a request on `host` (the default tunnel host or the custom domain). */
 export function cardJson(config: CardConfig, tunnel: CardTunnel, host: string): string {
@@ -49,32 +43,4 @@ export function cardJson(config: CardConfig, tunnel: CardTunnel, host: string): 
   });
 }
 
-/** Headers every card answer carries (SPEC 4.3), 200 and 304 alike. */
-const COMMON = {
-  'cache-control': `public, max-age=${CARD_MAX_AGE_SECONDS}`,
-  'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'ETag',
-  'x-content-type-options': 'nosniff',
-} as const;
-
-export function renderedCard(tunnelId: string, json: string): RenderedCard {
-  const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 32)}"`;
-  return {
-    kind: 'card',
-    tunnelId,
-    body: json,
-    etag,
-    ok: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json), etag, ...COMMON },
-    notModified: { etag, ...COMMON },
-  };
-}
-
-/** If-None-Match (RFC 9110 13.1.2): `*` or a list of entity tags, compared weakly. */
-export function etagMatches(ifNoneMatch: string, etag: string): boolean {
-  if (ifNoneMatch === etag) return true;
-  for (const raw of ifNoneMatch.split(',')) {
-    const tag = raw.trim();
-    if (tag === '*' || tag === etag || (tag.startsWith('W/') && tag.slice(2) === etag)) return true;
-  }
-  return false;
-}
+export const card = (tunnelId: string, json: string): Card => ({ kind: 'card', tunnelId, json });

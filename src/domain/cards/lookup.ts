@@ -3,7 +3,7 @@
 import type { Sql } from '../store.js';
 import { findCardTunnel, type CardQuery } from './store.js';
 import { cardHostsOf, isHostname } from '../tunnels/names.js';
-import { cardJson, renderedCard, type CardConfig, type CardTunnel, type RenderedCard } from './card.js';
+import { card, cardJson, type Card, type CardConfig, type CardTunnel } from './card.js';
 
 export interface NoCard {
   kind: 'none';
@@ -11,7 +11,7 @@ export interface NoCard {
   tunnelId: string | null;
 }
 
-export type Resolution = RenderedCard | NoCard;
+export type Resolution = Card | NoCard;
 
 export const UNKNOWN: NoCard = Object.freeze({ kind: 'none', tunnelId: null });
 
@@ -46,5 +46,5 @@ export async function lookUpCard(sql: Sql, config: CardConfig, host: string): Pr
   const tunnel: CardTunnel = { ...row, pinnedTools: row.pinnedTools ?? [] };
   const tunnelHosts = cardHostsOf(tunnel, tunnel.slug, config.zone);
   if (!tunnel.discoverable) return { resolution: { kind: 'none', tunnelId: tunnel.id }, tunnelHosts };
-  return { resolution: renderedCard(tunnel.id, cardJson(config, tunnel, host)), tunnelHosts };
+  return { resolution: card(tunnel.id, cardJson(config, tunnel, host)), tunnelHosts };
 }

@@ -7,7 +7,7 @@
 // never valid. Entries also carry their own expiry on the service clock (tests move time).
 import type { Cache } from '../../infra/cache/cache.js';
 import { hashTag } from '../../infra/cache/keys.js';
-import { renderedCard } from './card.js';
+import { card } from './card.js';
 import { UNKNOWN, type Looked, type Resolution } from './lookup.js';
 
 export const INVALIDATION_CHANNEL = 'cards:invalidate';
@@ -48,13 +48,13 @@ export class SharedCardStore {
     const entry = JSON.parse(raw) as StoredEntry;
     if (entry.g !== generation || entry.e <= now) return { hit: null, generation };
     if (entry.t === null) return { hit: UNKNOWN, generation };
-    return { hit: entry.b === undefined ? { kind: 'none', tunnelId: entry.t } : renderedCard(entry.t, entry.b), generation };
+    return { hit: entry.b === undefined ? { kind: 'none', tunnelId: entry.t } : card(entry.t, entry.b), generation };
   }
 
   async write(host: string, looked: Looked, generation: string, now: number, ttlMs: number): Promise<void> {
     const r = looked.resolution;
     const entry: StoredEntry = { e: now + ttlMs, g: generation, t: r.tunnelId };
-    if (r.kind === 'card') entry.b = r.body;
+    if (r.kind === 'card') entry.b = r.json;
     const writes = [this.cache.set(entryKey(host), JSON.stringify(entry), ttlMs)];
     if (r.tunnelId !== null) writes.push(this.cache.set(indexKey(r.tunnelId), JSON.stringify(looked.tunnelHosts), ttlMs));
     await Promise.all(writes);

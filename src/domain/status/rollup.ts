@@ -30,7 +30,7 @@ export interface Rollup {
 }
 
 export interface StatusDeps {
-  config: Pick<Config, 'brokerHealthUrl' | 'apiHealthUrl' | 'serviceName'>;
+  config: Pick<Config, 'brokerHealthUrl' | 'apiHealthUrl'>;
   cache: Cache;
   clock: () => Date;
   metrics: Pick<Metrics, 'statusChecks' | 'statusProbeDuration'>;

@@ -5,7 +5,8 @@
 //      the shared cache; the others wait for the winner's result instead of probing too.
 // Freshness is judged on the injected clock against checked_at, so tests move time, not sleep.
 // The instance that probed records the outcome in the history (once per probe, like the counter);
-// every instance keeps the history it last read, and re-renders its page when it reads a newer one.
+// every instance keeps the history it last read, and hands out a new snapshot when it reads a newer
+// one. A snapshot object stands until it is replaced, so the HTTP adapter renders each one once.
 import { randomUUID } from 'node:crypto';
 import { unavailable } from '../errors.js';
 import { millisOf } from '../clock.js';
@@ -14,7 +15,6 @@ import { throttled } from '../../infra/observability/log-throttle.js';
 import type { Db } from '../store.js';
 import { loadHistory, purgeHistory, recordChecks, type History } from './history.js';
 import { ageOf, problemsOf, refreshRollup, type Rollup, type StatusDeps } from './rollup.js';
-import { renderHistory, renderSnapshot, withHistory, type Rendered, type Snapshot } from './render.js';
 
 export const ROLLUP_TTL_MS = 10_000;
 export const ROLLUP_KEY = 'status:rollup';
@@ -33,9 +33,16 @@ export interface StatusServiceDeps extends StatusDeps {
   db: Db;
 }
 
+/** The roll-up being served and the history last read with it; replaced, never changed. */
+export interface Snapshot {
+  readonly rollup: Rollup;
+  /** Injected-clock time (ms) after which the roll-up must be refreshed. */
+  readonly expiresAtMs: number;
+  readonly history: History | null;
+}
+
 interface LoadedHistory {
   history: History;
-  rendered: Rendered;
   /** checked_at of the roll-up this instance held when the read started. */
   forCheckedAt: string | null;
 }
@@ -79,23 +86,23 @@ export class StatusService {
   }
 
   /** GET /status/history without I/O: the history read for the current roll-up, none pending. */
-  freshHistory(): Rendered | null {
+  freshHistory(): History | null {
     const s = this.fresh();
     const h = this.history;
-    return s !== null && h !== null && this.pending === 0 && h.forCheckedAt === s.rollup.checked_at ? h.rendered : null;
+    return s !== null && h !== null && this.pending === 0 && h.forCheckedAt === s.rollup.checked_at ? h.history : null;
   }
 
   /**
    * GET /status/history: after the current roll-up's own check is written (on this instance).
    * A database that does not answer within the bound leaves the last history read, if any.
    */
-  async currentHistory(): Promise<Rendered> {
+  async currentHistory(): Promise<History> {
     await this.current();
     const ready = this.freshHistory();
     if (ready) return ready;
     await withTimeout(this.readHistory(), HISTORY_READ_BOUND_MS, () => new Error('history timed out')).catch(() => {});
     if (!this.history) throw unavailable('The status history is not available right now.');
-    return this.history.rendered;
+    return this.history.history;
   }
 
   /** Resolves once every history write and read queued so far is done. */
@@ -135,17 +142,12 @@ export class StatusService {
     if (probed) void this.enqueue(() => this.record(rollup));
     const read = this.readHistory();
     await withTimeout(read, HISTORY_WAIT_MS, () => new Error('history timed out')).catch(() => {});
-    // The page may have been rendered again with the history just read.
+    // A newer snapshot (this roll-up with the history just read) may have replaced it.
     return this.snapshot?.rollup === rollup ? this.snapshot : snapshot;
   }
 
   private adopt(rollup: Rollup): Snapshot {
-    const snapshot = renderSnapshot(
-      rollup,
-      Date.parse(rollup.checked_at) + ROLLUP_TTL_MS,
-      this.deps.config.serviceName,
-      this.history?.history ?? null,
-    );
+    const snapshot: Snapshot = { rollup, expiresAtMs: Date.parse(rollup.checked_at) + ROLLUP_TTL_MS, history: this.history?.history ?? null };
     this.snapshot = snapshot;
     return snapshot;
   }
@@ -166,9 +168,9 @@ export class StatusService {
       this.readQueued = null;
       const forCheckedAt = this.snapshot?.rollup.checked_at ?? null;
       const history = await loadHistory(this.deps.db, this.deps.clock());
-      this.history = { history, rendered: renderHistory(history), forCheckedAt };
+      this.history = { history, forCheckedAt };
       const s = this.snapshot;
-      if (s) this.snapshot = withHistory(s, this.deps.config.serviceName, history);
+      if (s) this.snapshot = { ...s, history };
     });
     this.readQueued = read;
     return read;

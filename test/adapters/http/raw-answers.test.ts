@@ -8,8 +8,12 @@ import pino from 'pino';
 import { createCardHandlers } from '../../../src/adapters/http/card-host.js';
 import { problemResponse, writeProblem } from '../../../src/adapters/http/problem.js';
 import { createZoneHandler } from '../../../src/adapters/http/zone-host.js';
+import { statusViews } from '../../../src/adapters/http/status/views.js';
+import { card } from '../../../src/domain/cards/card.js';
 import { notFound } from '../../../src/domain/errors.js';
 import type { Resolution } from '../../../src/domain/cards/lookup.js';
+import type { History } from '../../../src/domain/status/history.js';
+import type { Snapshot } from '../../../src/domain/status/service.js';
 import { createMetrics } from '../../../src/infra/observability/metrics.js';
 
 interface Written {
@@ -54,7 +58,7 @@ test('zone host: /healthz, its 404 and its 405 are lists of strings', () => {
     freshHistory: () => null,
     currentHistory: () => Promise.reject(new Error('not used')),
   };
-  const zone = createZoneHandler({ status, metrics: createMetrics() });
+  const zone = createZoneHandler({ status, views: statusViews('Svc'), metrics: createMetrics() });
   for (const [method, url, code] of [
     ['GET', '/healthz', 200],
     ['HEAD', '/healthz?probe=1', 200],
@@ -87,6 +91,91 @@ test('card hosts: the 404, the 405 and the preflight are lists of strings', () =
     assert.equal(x.written[0]!.status, code, `${method} ${url}`);
     assertStringList(x.written[0]!, `${method} ${url}`);
   }
+});
+
+const ROLLUP = {
+  status: 'degraded',
+  checked_at: '2026-11-27T10:00:00.000Z',
+  components: [
+    { name: 'broker', ok: true, detail: 'ok', latency_ms: 3 },
+    { name: 'api', ok: true, detail: 'ok', latency_ms: 1 },
+    { name: 'edge', ok: false, detail: 'unreachable', latency_ms: null },
+  ],
+} as unknown as Snapshot['rollup'];
+const HISTORY = { components: [] } as unknown as History;
+
+test('zone host: /status, badges and history are rendered once per snapshot, as lists of strings', () => {
+  let snapshot: Snapshot = { rollup: ROLLUP, expiresAtMs: Infinity, history: null };
+  const status = {
+    fresh: () => snapshot,
+    current: () => Promise.resolve(snapshot),
+    freshHistory: () => HISTORY,
+    currentHistory: () => Promise.resolve(HISTORY),
+  };
+  const views = statusViews('Svc');
+  const zone = createZoneHandler({ status, views, metrics: createMetrics() });
+  const answers = (): Written[] =>
+    [
+      ['GET', '/status', 503],
+      ['HEAD', '/status', 503],
+      ['GET', '/status/badge.svg', 200],
+      ['GET', '/status/edge/badge.svg', 200],
+      ['GET', '/status/badge.json', 200],
+      ['GET', '/status/history', 200],
+    ].map(([method, url, code]) => {
+      const x = exchange(method as string, url as string);
+      zone(x.req, x.res, 'status.example');
+      assert.equal(x.written[0]!.status, code, `${method} ${url}`);
+      if (method === 'GET') assertStringList(x.written[0]!, `${method} ${url}`);
+      return x.written[0]!;
+    });
+  const first = answers();
+  assert.equal(JSON.parse(String(first[0]!.body)).status, 'degraded');
+  assert.match(String(first[3]!.body), /down/);
+  // The same snapshot: the very same header lists (nothing rendered again).
+  const view = views.of(snapshot);
+  assert.equal(views.of(snapshot), view);
+  const again = answers();
+  for (let i = 0; i < first.length; i++) assert.equal(again[i]!.headers, first[i]!.headers);
+  // A new snapshot (the history was read again): rendered anew, the page shows it.
+  snapshot = { ...snapshot, history: HISTORY };
+  assert.notEqual(views.of(snapshot), view);
+  assert.notEqual(views.of(snapshot).html.body, view.html.body);
+});
+
+test('card hosts: a card and its 304 are lists of strings, made once per card object', () => {
+  const served = card('t1', JSON.stringify({ name: 'io.service/a--b' }));
+  const other = card('t2', JSON.stringify({ name: 'io.service/c--d' }));
+  let current: Resolution = served;
+  const cards = createCardHandlers({
+    resolver: { peek: () => current, resolve: () => Promise.resolve(current) },
+    metrics: createMetrics(),
+    logger: pino({ level: 'silent' }),
+  });
+  const get = (headers: Record<string, string> = {}): Written => {
+    const x = exchange('GET', '/.well-known/mcp/server-card.json');
+    (x.req as unknown as { rawHeaders: string[] }).rawHeaders = Object.entries(headers).flat();
+    (x.req as unknown as { headers: Record<string, string> }).headers = headers;
+    cards.tunnelHost(x.req, x.res, 'a--b.tunnels.example');
+    return x.written[0]!;
+  };
+  const ok = get();
+  assert.equal(ok.status, 200);
+  assert.equal(ok.body, served.json);
+  assertStringList(ok, 'card 200');
+  const list = ok.headers as string[];
+  const etag = list[list.indexOf('etag') + 1]!;
+  assert.match(etag, /^"[A-Za-z0-9_-]{32}"$/);
+  assert.equal(get().headers, ok.headers, 'the same card: the same list');
+  const notModified = get({ 'if-none-match': `W/${etag}` });
+  assert.equal(notModified.status, 304);
+  assert.deepEqual((notModified.headers as string[]).slice(0, 2), ['etag', etag]);
+  current = other;
+  const second = get();
+  assert.equal(second.body, other.json);
+  assert.notEqual((second.headers as string[])[(second.headers as string[]).indexOf('etag') + 1], etag);
+  current = served;
+  assert.equal(get().headers, ok.headers, 'alternating cards keep their views');
 });
 
 test('problem answers carry their content-length as a string, written by the raw handlers as a list', () => {

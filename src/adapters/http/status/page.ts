@@ -3,9 +3,9 @@
 // uptimes (24 h, 7, 30, 90 days) and a 90-day strip drawn as inline SVG (one bar per UTC day,
 // oldest on the left, each with a <title> naming the day, its uptime and its checks). Sized for a
 // phone first: the strip scales to the width of the page.
-import type { ComponentHistory, DayEntry, History, UptimeWindow } from './history.js';
-import type { Rollup } from './rollup.js';
-import { escapeHtml } from '../../infra/html/escape.js';
+import type { ComponentHistory, DayEntry, History, UptimeWindow } from '../../../domain/status/history.js';
+import type { Rollup } from '../../../domain/status/rollup.js';
+import { escapeHtml } from '../../../infra/html/escape.js';
 
 const STYLE = `
 *{box-sizing:border-box}

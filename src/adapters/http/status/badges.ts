@@ -3,7 +3,7 @@
 // /status/badge.json. A badge's face depends only on the verdicts, so each distinct face is
 // rendered once and kept (a handful in all); a new roll-up costs a map lookup per badge.
 import { makeBadge } from 'badge-maker';
-import type { ComponentName, Rollup } from './rollup.js';
+import type { ComponentName, Rollup } from '../../../domain/status/rollup.js';
 
 export type BadgeTarget = 'overall' | ComponentName;
 

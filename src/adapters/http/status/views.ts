@@ -1,10 +1,12 @@
-// A roll-up rendered once per refresh into the exact bytes and headers /status and the badges
-// answer with, so serving a cached roll-up is a lookup and a write. The page also shows the
-// history, so it is rendered again when a newer history is loaded.
+// What /status, its badges and its history answer with, rendered from the domain's snapshot into
+// exact bytes and header lists. Rendered once per snapshot: the status service hands out the same
+// snapshot object until it refreshes (or reads a newer history), so serving a cached roll-up is an
+// identity check, a lookup and a write.
+import type { History } from '../../../domain/status/history.js';
+import { COMPONENTS, type ComponentName, type Rollup } from '../../../domain/status/rollup.js';
+import type { Snapshot } from '../../../domain/status/service.js';
 import { badgeEndpoint, badgeFace, badgeSvg } from './badges.js';
-import type { History } from './history.js';
 import { renderStatusPage } from './page.js';
-import { COMPONENTS, type ComponentName, type Rollup } from './rollup.js';
 
 export interface Rendered {
   /** A string: node then sends head and body in one write instead of a two-chunk writev. */
@@ -17,10 +19,7 @@ export interface Rendered {
   headers: string[];
 }
 
-export interface Snapshot {
-  rollup: Rollup;
-  /** Injected-clock time (ms) after which the roll-up must be refreshed. */
-  expiresAtMs: number;
+export interface SnapshotView {
   /** 200 when every component is ok, 503 otherwise (the body is complete either way). */
   statusCode: 200 | 503;
   json: Rendered;
@@ -42,54 +41,63 @@ const BADGE_COMMON = ['cache-control', 'no-cache', 'x-content-type-options', 'no
 const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'";
 const PUBLIC_JSON = ['access-control-allow-origin', '*', 'x-content-type-options', 'nosniff'];
 
-function renderHtml(rollup: Rollup, serviceName: string, history: History | null): Rendered {
-  const html = renderStatusPage(rollup, serviceName, history);
-  return {
-    body: html,
-    headers: ['content-type', 'text/html; charset=utf-8', 'content-length', String(Buffer.byteLength(html)), 'content-security-policy', HTML_CSP, ...COMMON],
-  };
-}
+const length = (body: string): string => String(Buffer.byteLength(body));
 
 function renderBadge(svg: string): Rendered {
-  return {
-    body: svg,
-    headers: ['content-type', 'image/svg+xml; charset=utf-8', 'content-length', String(Buffer.byteLength(svg)), 'content-security-policy', SVG_CSP, ...BADGE_COMMON],
-  };
+  return { body: svg, headers: ['content-type', 'image/svg+xml; charset=utf-8', 'content-length', length(svg), 'content-security-policy', SVG_CSP, ...BADGE_COMMON] };
 }
 
-export function renderSnapshot(rollup: Rollup, expiresAtMs: number, serviceName: string, history: History | null = null): Snapshot {
+function renderView(rollup: Rollup, serviceName: string, history: History | null): SnapshotView {
   const json = JSON.stringify(rollup);
-  const badges = { overall: renderBadge(badgeSvg(badgeFace(rollup, 'overall'))) } as Snapshot['badges'];
+  const html = renderStatusPage(rollup, serviceName, history);
+  const badges = { overall: renderBadge(badgeSvg(badgeFace(rollup, 'overall'))) } as SnapshotView['badges'];
   for (const name of COMPONENTS) badges[name] = renderBadge(badgeSvg(badgeFace(rollup, name)));
   const endpoint = JSON.stringify(badgeEndpoint(badgeFace(rollup, 'overall')));
   return {
-    rollup,
-    expiresAtMs,
     statusCode: rollup.status === 'ok' ? 200 : 503,
-    json: {
-      body: json,
-      headers: ['content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(json)), ...COMMON],
-    },
-    html: renderHtml(rollup, serviceName, history),
+    json: { body: json, headers: ['content-type', 'application/json; charset=utf-8', 'content-length', length(json), ...COMMON] },
+    html: { body: html, headers: ['content-type', 'text/html; charset=utf-8', 'content-length', length(html), 'content-security-policy', HTML_CSP, ...COMMON] },
     badges,
     badgeJson: {
       body: endpoint,
-      headers: ['content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(endpoint)), 'cache-control', 'no-cache', ...PUBLIC_JSON],
+      headers: ['content-type', 'application/json; charset=utf-8', 'content-length', length(endpoint), 'cache-control', 'no-cache', ...PUBLIC_JSON],
     },
   };
 }
 
-/** The same snapshot with its page showing a newer history. */
-export function withHistory(snapshot: Snapshot, serviceName: string, history: History): Snapshot {
-  return { ...snapshot, html: renderHtml(snapshot.rollup, serviceName, history) };
+/** GET /status/history's answer. */
+function renderHistory(history: History): Rendered {
+  const body = JSON.stringify(history);
+  return { body, headers: ['content-type', 'application/json; charset=utf-8', 'content-length', length(body), 'cache-control', 'no-cache', ...PUBLIC_JSON] };
 }
 
-/** GET /status/history's answer. */
-export function renderHistory(history: History): Rendered {
-  const body = JSON.stringify(history);
+export interface StatusViews {
+  /** The view of a snapshot, rendered on its first request and kept while it is current. */
+  of(snapshot: Snapshot): SnapshotView;
+  history(history: History): Rendered;
+}
+
+/** One pair of single-entry memos per zone handler: snapshots replace each other, never alternate. */
+export function statusViews(serviceName: string): StatusViews {
+  let snap: Snapshot | null = null;
+  let view: SnapshotView | null = null;
+  let hist: History | null = null;
+  let histView: Rendered | null = null;
   return {
-    body,
-    headers: ['content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(body)), 'cache-control', 'no-cache', ...PUBLIC_JSON],
+    of(s) {
+      if (s !== snap || view === null) {
+        view = renderView(s.rollup, serviceName, s.history);
+        snap = s;
+      }
+      return view;
+    },
+    history(h) {
+      if (h !== hist || histView === null) {
+        histView = renderHistory(h);
+        hist = h;
+      }
+      return histView;
+    },
   };
 }
 
