@@ -1,5 +1,6 @@
-// Card hot path: cached card hits and unknown-host 404s on tunnel hosts, each against a bare
-// node:http server answering the same bytes and headers in the same run. Then a flood of
+// Card hot path: cached card hits (the seed's card, the v1 card and the AI Catalog) and
+// unknown-host 404s on tunnel hosts, each against a bare node:http server answering the same
+// bytes and headers in the same run. Then a flood of
 // 100,000 distinct random tunnel hosts, to show the in-process cache stays bounded (RSS).
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -8,6 +9,8 @@ import { alternate, api, compare, getWithHost, httpTarget, startBareHttp, startS
 
 const ZONE = 'cards.bench.localhost';
 const CARD_PATH = '/.well-known/mcp/server-card.json';
+const V1_CARD_PATH = '/mcp/server-card';
+const CATALOG_PATH = '/.well-known/ai-catalog.json';
 const FLOOD_HOSTS = 100_000;
 const PASSWORD = 'bench password 123';
 
@@ -91,6 +94,21 @@ export default async function cards(): Promise<BenchResult> {
   const card = compare(cardBase!, cardValue!);
   const notFound = compare(missBase!, missValue!);
 
+  /** One cached document of the card entry against a bare server answering its bytes. */
+  const documentHit = async (path: string) => {
+    const sample = await getWithHost(server.url, path, host);
+    if (sample.status !== 200) throw new Error(`${path}: ${sample.status}`);
+    const bare = await sameBytes(sample);
+    const [base, value] = await alternate([
+      httpTarget(bare.pid, { url: bare.url, path, expectStatus: 200 }),
+      httpTarget(server.pid, { url: server.url, path, headers: { host }, expectStatus: 200 }),
+    ]);
+    await bare.stop();
+    return compare(base!, value!);
+  };
+  const v1 = await documentHit(V1_CARD_PATH);
+  const catalog = await documentHit(CATALOG_PATH);
+
   await sleep(2000);
   const rssBefore = server.rssMiB();
   const flooded = await flood(server.url, () => server.rssMiB());
@@ -109,6 +127,8 @@ export default async function cards(): Promise<BenchResult> {
     rows: [
       { name: 'card hit (tunnel host, cached)', baselineName: 'bare node:http, same bytes', compared: card, floor: 0.85 },
       { name: 'card 404 (unknown host, cached negative)', baselineName: 'bare node:http, same bytes', compared: notFound, floor: 0.85 },
+      { name: 'v1 card hit (/mcp/server-card, cached)', baselineName: 'bare node:http, same bytes', compared: v1, floor: 0.85 },
+      { name: 'AI Catalog hit (/.well-known/ai-catalog.json, cached)', baselineName: 'bare node:http, same bytes', compared: catalog, floor: 0.85 },
     ],
     notes: [
       `cards: ${Buffer.byteLength(hit.body)}-byte card, ${Buffer.byteLength(miss.body)}-byte 404; errors ${card.value.errors}/${notFound.value.errors}, ` +

@@ -7,6 +7,8 @@ import type { Server } from './server.js';
 
 export const CARD_PATH = '/.well-known/mcp/server-card.json';
 export const LEGACY_CARD_PATH = '/.well-known/mcp-server-card.json';
+export const V1_CARD_PATH = '/mcp/server-card';
+export const CATALOG_PATH = '/.well-known/ai-catalog.json';
 
 type Client = Pick<Server, 'request'>;
 /** The tunnels' owner: its bearer token. */

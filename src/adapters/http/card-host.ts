@@ -1,6 +1,6 @@
-// Tunnel hosts and custom domains: the Server Card paths (SPEC 4.3). These run on raw node:http
-// before Fastify (see server.ts) and are the hot path: an in-process hit is a Map lookup and one
-// write of pre-rendered bytes. No credential, no limit, and never the tunnel's upstream.
+// Tunnel hosts and custom domains: the Server Card paths (SPEC 4.3, API.md section 14). These run
+// on raw node:http before Fastify (see server.ts) and are the hot path: an in-process hit is a Map
+// lookup and one write of pre-rendered bytes. No credential, no limit, and never the tunnel's upstream.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
@@ -11,7 +11,7 @@ import type { Metrics } from '../../infra/observability/metrics.js';
 import { METHOD_NOT_ALLOWED, NOT_FOUND, PREFLIGHT, UNAVAILABLE } from './card-responses.js';
 import { cardViews, etagMatches, type CardView } from './card-view.js';
 import { writeListed } from './problem.js';
-import { isCardPath, rawHeader } from './hosts.js';
+import { cardDocumentOf, type CardDocument, rawHeader } from './hosts.js';
 import type { RawHandler } from './raw.js';
 import { routeDurations } from './route-durations.js';
 
@@ -28,8 +28,12 @@ export interface CardHandlers {
   customDomain: RawHandler;
 }
 
-/** One fixed route label for both card paths, one for anything else on a tunnel host. */
-const CARD_ROUTE = '/.well-known/mcp/server-card.json';
+/** Fixed route labels: one per document (both seed paths share one), one for anything else. */
+const ROUTES: Readonly<Record<CardDocument, string>> = {
+  seed: '/.well-known/mcp/server-card.json',
+  v1: '/mcp/server-card',
+  catalog: '/.well-known/ai-catalog.json',
+};
 const OTHER_ROUTE = 'unmatched';
 
 function writeView(req: IncomingMessage, res: ServerResponse, view: CardView): number {
@@ -47,25 +51,26 @@ function writeView(req: IncomingMessage, res: ServerResponse, view: CardView): n
 export function createCardHandlers({ resolver, metrics, logger }: CardHostDeps): CardHandlers {
   const observe = routeDurations(metrics.hotDuration);
   const viewOf = cardViews();
-  const writeResolution = (req: IncomingMessage, res: ServerResponse, r: Resolution): number =>
-    r.kind === 'none' ? writeListed(res, NOT_FOUND) : writeView(req, res, viewOf(r));
+  const writeResolution = (req: IncomingMessage, res: ServerResponse, r: Resolution, doc: CardDocument): number =>
+    r.kind === 'none' ? writeListed(res, NOT_FOUND) : writeView(req, res, viewOf(r)[doc]);
   const logUnavailable = throttled((err: unknown) => {
     logger.error({ err: (err as Error).message }, 'card host resolver unavailable');
   });
 
-  const serveCard = (req: IncomingMessage, res: ServerResponse, host: string, start: number): void => {
+  const serveCard = (req: IncomingMessage, res: ServerResponse, host: string, doc: CardDocument, start: number): void => {
     const method = req.method;
+    const route = ROUTES[doc];
     if (method !== 'GET' && method !== 'HEAD') {
       const status = writeListed(res, method === 'OPTIONS' ? PREFLIGHT : METHOD_NOT_ALLOWED);
-      return observe(method, CARD_ROUTE, status, start);
+      return observe(method, route, status, start);
     }
     const local = resolver.peek(host);
-    if (local) return observe(method, CARD_ROUTE, writeResolution(req, res, local), start);
+    if (local) return observe(method, route, writeResolution(req, res, local, doc), start);
     resolver.resolve(host).then(
-      (r) => observe(method, CARD_ROUTE, writeResolution(req, res, r), start),
+      (r) => observe(method, route, writeResolution(req, res, r, doc), start),
       (err: unknown) => {
         logUnavailable(err);
-        observe(method, CARD_ROUTE, writeListed(res, UNAVAILABLE), start);
+        observe(method, route, writeListed(res, UNAVAILABLE), start);
       },
     );
   };
@@ -73,9 +78,11 @@ export function createCardHandlers({ resolver, metrics, logger }: CardHostDeps):
   return {
     tunnelHost: (req, res, host) => {
       const start = performance.now();
-      if (isCardPath(req.url)) return serveCard(req, res, host, start);
+      const doc = cardDocumentOf(req.url);
+      if (doc !== null) return serveCard(req, res, host, doc, start);
       observe(req.method, OTHER_ROUTE, writeListed(res, NOT_FOUND), start);
     },
-    customDomain: (req, res, host) => serveCard(req, res, host, performance.now()),
+    // Called by the router for a card path only (isCardPath); anything else never reaches here.
+    customDomain: (req, res, host) => serveCard(req, res, host, cardDocumentOf(req.url) ?? 'seed', performance.now()),
   };
 }

@@ -1,8 +1,10 @@
-// A card as HTTP answers it (SPEC 4.3): the body, a strong ETag, and the header lists of a 200 and
-// of a 304. Made once per card object: the resolver's in-process cache hands out the same object
-// request after request, so a hit costs an identity check (a WeakMap lookup when hosts alternate).
+// A card's documents as HTTP answers them (SPEC 4.3, API.md section 14): the body, a strong ETag,
+// and the header lists of a 200 and of a 304, for the seed card, the v1 card and the AI Catalog.
+// Made once per card object: the resolver's in-process cache hands out the same object request
+// after request, so a hit costs an identity check (a WeakMap lookup when hosts alternate).
 import { createHash } from 'node:crypto';
-import type { Card } from '../../domain/cards/card.js';
+import { CATALOG_MEDIA_TYPE, V1_CARD_MEDIA_TYPE, type Card } from '../../domain/cards/card.js';
+import type { CardDocument } from './hosts.js';
 
 export const CARD_MAX_AGE_SECONDS = 600;
 
@@ -27,28 +29,37 @@ const COMMON = [
   'nosniff',
 ];
 
-export function renderCard(json: string): CardView {
+export function renderDocument(json: string, contentType: string): CardView {
   const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 32)}"`;
   return {
     body: json,
     etag,
-    ok: ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(json)), 'etag', etag, ...COMMON],
+    ok: ['content-type', contentType, 'content-length', String(Buffer.byteLength(json)), 'etag', etag, ...COMMON],
     notModified: ['etag', etag, ...COMMON],
   };
 }
 
-/** The view of each card, made on its first request; one per handler set. */
-export function cardViews(): (card: Card) => CardView {
-  const views = new WeakMap<Card, CardView>();
+export type CardViewSet = Readonly<Record<CardDocument, CardView>>;
+
+/** Every document of a card, ready to write. */
+export const renderCard = (card: Card): CardViewSet => ({
+  seed: renderDocument(card.json, 'application/json'),
+  v1: renderDocument(card.v1, V1_CARD_MEDIA_TYPE),
+  catalog: renderDocument(card.catalog, CATALOG_MEDIA_TYPE),
+});
+
+/** The views of each card, made on its first request; one memo per handler set. */
+export function cardViews(): (card: Card) => CardViewSet {
+  const views = new WeakMap<Card, CardViewSet>();
   let lastCard: Card | null = null;
-  let lastView: CardView | null = null;
+  let lastViews: CardViewSet | null = null;
   return (card) => {
-    if (card === lastCard && lastView !== null) return lastView;
-    let view = views.get(card);
-    if (view === undefined) views.set(card, (view = renderCard(card.json)));
+    if (card === lastCard && lastViews !== null) return lastViews;
+    let set = views.get(card);
+    if (set === undefined) views.set(card, (set = renderCard(card)));
     lastCard = card;
-    lastView = view;
-    return view;
+    lastViews = set;
+    return set;
   };
 }
 

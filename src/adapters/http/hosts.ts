@@ -2,6 +2,7 @@
 // domains serve the card paths, every other host is the API. These run on every request before
 // anything else, so they read strings in place instead of splitting, lowercasing or matching
 // regular expressions (each of those allocates).
+import { V1_CARD_PATH } from '../../domain/cards/card.js';
 import type { IncomingMessage } from 'node:http';
 
 export type HostKind = 'zone' | 'tunnel' | 'api';
@@ -106,8 +107,29 @@ export function classifyHost(hostname: string, zone: string): HostKind {
 
 export const CARD_PATH = '/.well-known/mcp/server-card.json';
 export const CARD_PATH_LEGACY = '/.well-known/mcp-server-card.json';
+/** API.md section 14: the domain's AI Catalog (the v1 card's path is the domain's V1_CARD_PATH). */
+export const CATALOG_PATH = '/.well-known/ai-catalog.json';
 
-export const CARD_PATHS: ReadonlySet<string> = new Set([CARD_PATH, CARD_PATH_LEGACY]);
+/** Which document a card path asks for. */
+export type CardDocument = 'seed' | 'v1' | 'catalog';
+
+const CARD_PATHS: ReadonlyMap<string, CardDocument> = new Map([
+  [CARD_PATH, 'seed'],
+  [CARD_PATH_LEGACY, 'seed'],
+  [V1_CARD_PATH, 'v1'],
+  [CATALOG_PATH, 'catalog'],
+]);
+
+/** The document a card path asks for (query string ignored), or null for any other path. */
+export function cardDocumentOf(url: string | undefined): CardDocument | null {
+  if (url === undefined) return null;
+  if (url === CARD_PATH) return 'seed';
+  const q = url.indexOf('?');
+  return CARD_PATHS.get(q === -1 ? url : url.slice(0, q)) ?? null;
+}
+
+/** One of the card paths (query string ignored). */
+export const isCardPath = (url: string | undefined): boolean => cardDocumentOf(url) !== null;
 
 /** The path without the query string. */
 export function pathOf(url: string | undefined): string {
@@ -116,10 +138,3 @@ export function pathOf(url: string | undefined): string {
   return q === -1 ? u : u.slice(0, q);
 }
 
-/** One of the card paths (query string ignored), compared without building the path. */
-export function isCardPath(url: string | undefined): boolean {
-  if (url === undefined) return false;
-  if (url === CARD_PATH || url === CARD_PATH_LEGACY) return true;
-  const q = url.indexOf('?');
-  return q !== -1 && CARD_PATHS.has(url.slice(0, q));
-}

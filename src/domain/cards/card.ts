@@ -1,6 +1,8 @@
 // The Server Card (SPEC 2.5, SEP-2127): built only from the tunnel record and its pinned tool
-// names, never from an MCP session. The document is made once per cache entry; the HTTP adapter
-// adds its ETag and headers, also once per entry.
+// names, never from an MCP session. Two generations are served side by side (API.md section 14):
+// the seed's card as SEP-2127 was drafted, and the current draft's v1 card with the domain's AI
+// Catalog pointing at it. All three documents are made once per cache entry; the HTTP adapter adds
+// their ETags and headers, also once per entry.
 import type { Config } from '../../infra/config.js';
 import { tunnelLabel } from '../tunnels/names.js';
 
@@ -20,27 +22,82 @@ export interface CardTunnel {
 export interface Card {
   readonly kind: 'card';
   readonly tunnelId: string;
-  /** The card document, serialised. */
+  /** The seed's card (/.well-known/mcp/server-card.json and the legacy path), serialised. */
   readonly json: string;
+  /** The v1 card (/mcp/server-card), valid against shared/sep-2127/schema.json. */
+  readonly v1: string;
+  /** The AI Catalog (/.well-known/ai-catalog.json) listing the v1 card. */
+  readonly catalog: string;
 }
 
 export type CardConfig = Pick<Config, 'cardSchemaUrl' | 'serviceName' | 'zone'>;
 
-/** The card JSON for a request on `host` (the default tunnel host or the custom domain). */
-export function cardJson(config: CardConfig, tunnel: CardTunnel, host: string): string {
+export const V1_SCHEMA_URL = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
+export const V1_CARD_PATH = '/mcp/server-card';
+export const V1_CARD_MEDIA_TYPE = 'application/mcp-server-card+json';
+export const CATALOG_MEDIA_TYPE = 'application/ai-catalog+json';
+/** The v1 schema's bound on `description`. */
+const DESCRIPTION_MAX = 100;
+
+function truncate(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+/** The card's fields as served on `host` (the default tunnel host or the custom domain). */
+function facts(config: CardConfig, tunnel: CardTunnel, host: string) {
   const label = tunnelLabel(tunnel.subdomain, tunnel.slug);
   const onCustomDomain = tunnel.customDomain !== null && host === tunnel.customDomain;
+  return {
+    label,
+    name: `io.service/${onCustomDomain ? host : label}`,
+    description: `An MCP server exposed via ${config.serviceName}.`,
+    mcpUrl: `https://${host}/mcp`,
+    meta: { 'io.service/served-by': config.serviceName, 'io.service/card-version': 1 },
+  };
+}
+
+/** The seed's card JSON (SEP-2127 as first drafted), byte for byte as it has always been. */
+export function cardJson(config: CardConfig, tunnel: CardTunnel, host: string): string {
+  const f = facts(config, tunnel, host);
   return JSON.stringify({
     $schema: config.cardSchemaUrl,
-    name: `io.service/${onCustomDomain ? host : label}`,
-    title: label,
-    description: `An MCP server exposed via ${config.serviceName}.`,
+    name: f.name,
+    title: f.label,
+    description: f.description,
     version: '1',
     capabilities: { tools: {} },
     tools: tunnel.pinnedTools.map((name) => ({ name })),
-    remotes: [{ type: 'streamable-http', endpoint: `https://${host}/mcp` }],
-    _meta: { 'io.service/served-by': config.serviceName, 'io.service/card-version': 1 },
+    remotes: [{ type: 'streamable-http', endpoint: f.mcpUrl }],
+    _meta: f.meta,
   });
 }
 
-export const card = (tunnelId: string, json: string): Card => ({ kind: 'card', tunnelId, json });
+/** The v1 card (current SEP-2127 draft): `remotes[].url`, no tool list (the names move to _meta). */
+export function v1CardJson(config: CardConfig, tunnel: CardTunnel, host: string): string {
+  const f = facts(config, tunnel, host);
+  return JSON.stringify({
+    $schema: V1_SCHEMA_URL,
+    name: f.name,
+    version: '1',
+    title: f.label,
+    description: truncate(f.description, DESCRIPTION_MAX),
+    remotes: [{ type: 'streamable-http', url: f.mcpUrl }],
+    _meta: { ...f.meta, 'io.service/tools': tunnel.pinnedTools },
+  });
+}
+
+/** The host's AI Catalog: one entry, the v1 card of the tunnel served there. */
+export function catalogJson(config: CardConfig, tunnel: CardTunnel, host: string): string {
+  const label = tunnelLabel(tunnel.subdomain, tunnel.slug);
+  return JSON.stringify({
+    specVersion: '1.0',
+    entries: [{ identifier: `urn:air:${config.zone}:mcp:${label}`, type: V1_CARD_MEDIA_TYPE, url: `https://${host}${V1_CARD_PATH}` }],
+  });
+}
+
+export const card = (tunnelId: string, json: string, v1: string, catalog: string): Card => ({ kind: 'card', tunnelId, json, v1, catalog });
+
+/** Every document of the tunnel's card on `host`, made together (one cache entry holds them all). */
+export const cardFor = (config: CardConfig, tunnel: CardTunnel, host: string): Card =>
+  card(tunnel.id, cardJson(config, tunnel, host), v1CardJson(config, tunnel, host), catalogJson(config, tunnel, host));

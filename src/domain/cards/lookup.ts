@@ -3,7 +3,7 @@
 import type { Sql } from '../store.js';
 import { findCardTunnel, type CardQuery } from './store.js';
 import { cardHostsOf, isHostname } from '../tunnels/names.js';
-import { card, cardJson, type Card, type CardConfig, type CardTunnel } from './card.js';
+import { cardFor, type Card, type CardConfig, type CardTunnel } from './card.js';
 
 export interface NoCard {
   kind: 'none';
@@ -46,5 +46,5 @@ export async function lookUpCard(sql: Sql, config: CardConfig, host: string): Pr
   const tunnel: CardTunnel = { ...row, pinnedTools: row.pinnedTools ?? [] };
   const tunnelHosts = cardHostsOf(tunnel, tunnel.slug, config.zone);
   if (!tunnel.discoverable) return { resolution: { kind: 'none', tunnelId: tunnel.id }, tunnelHosts };
-  return { resolution: card(tunnel.id, cardJson(config, tunnel, host)), tunnelHosts };
+  return { resolution: cardFor(config, tunnel, host), tunnelHosts };
 }

@@ -27,8 +27,12 @@ interface StoredEntry {
   g: string;
   /** Tunnel id, or null for an unknown host. */
   t: string | null;
-  /** Card JSON when discoverable. */
+  /** The seed card's JSON when discoverable. */
   b?: string;
+  /** The v1 card's JSON when discoverable. */
+  v?: string;
+  /** The AI Catalog's JSON when discoverable. */
+  c?: string;
 }
 
 export class SharedCardStore {
@@ -48,13 +52,20 @@ export class SharedCardStore {
     const entry = JSON.parse(raw) as StoredEntry;
     if (entry.g !== generation || entry.e <= now) return { hit: null, generation };
     if (entry.t === null) return { hit: UNKNOWN, generation };
-    return { hit: entry.b === undefined ? { kind: 'none', tunnelId: entry.t } : card(entry.t, entry.b), generation };
+    if (entry.b === undefined) return { hit: { kind: 'none', tunnelId: entry.t }, generation };
+    // An entry written before the v1 documents existed (a rolling deploy) is looked up again.
+    if (entry.v === undefined || entry.c === undefined) return { hit: null, generation };
+    return { hit: card(entry.t, entry.b, entry.v, entry.c), generation };
   }
 
   async write(host: string, looked: Looked, generation: string, now: number, ttlMs: number): Promise<void> {
     const r = looked.resolution;
     const entry: StoredEntry = { e: now + ttlMs, g: generation, t: r.tunnelId };
-    if (r.kind === 'card') entry.b = r.json;
+    if (r.kind === 'card') {
+      entry.b = r.json;
+      entry.v = r.v1;
+      entry.c = r.catalog;
+    }
     const writes = [this.cache.set(entryKey(host), JSON.stringify(entry), ttlMs)];
     if (r.tunnelId !== null) writes.push(this.cache.set(indexKey(r.tunnelId), JSON.stringify(looked.tunnelHosts), ttlMs));
     await Promise.all(writes);

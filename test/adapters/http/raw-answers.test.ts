@@ -144,8 +144,8 @@ test('zone host: /status, badges and history are rendered once per snapshot, as 
 });
 
 test('card hosts: a card and its 304 are lists of strings, made once per card object', () => {
-  const served = card('t1', JSON.stringify({ name: 'io.service/a--b' }));
-  const other = card('t2', JSON.stringify({ name: 'io.service/c--d' }));
+  const served = card('t1', JSON.stringify({ name: 'io.service/a--b' }), '{"v":1}', '{"c":1}');
+  const other = card('t2', JSON.stringify({ name: 'io.service/c--d' }), '{"v":2}', '{"c":2}');
   let current: Resolution = served;
   const cards = createCardHandlers({
     resolver: { peek: () => current, resolve: () => Promise.resolve(current) },

@@ -7,9 +7,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { signedIn } from '../../support/accounts.js';
 import { needs } from '../../support/backends.js';
-import { useServer } from '../../support/server.js';
+import { startTestServer, useServer } from '../../support/server.js';
+import { hashTag } from '../../../src/infra/cache/keys.js';
 import {
+  CATALOG_PATH,
   INTERNAL_TOKEN,
+  V1_CARD_PATH,
   card,
   createTunnel,
   customDomain,
@@ -50,11 +53,40 @@ describe('two instances on one PostgreSQL and Redis', () => {
     await warm(t.host, 200);
     await warm(first, 200);
     await warm(second, 404);
+    for (const s of [b, b]) assert.deepEqual(JSON.parse((await card(s, first, { path: V1_CARD_PATH })).text)._meta['io.service/tools'], []);
     await pinTools(a, t.id, { tools: [{ name: 'one' }] });
     assert.deepEqual((await card(b, t.host)).json.tools, [{ name: 'one' }]);
+    assert.deepEqual(JSON.parse((await card(b, first, { path: V1_CARD_PATH })).text)._meta['io.service/tools'], ['one'], 'the v1 card on the custom domain');
     await patchTunnel(a, owner, t.id, { custom_domain: second });
     assert.equal((await card(b, first)).status, 404);
+    assert.equal((await card(b, first, { path: CATALOG_PATH })).status, 404);
     assert.equal((await card(b, second)).status, 200);
+    const catalog = await card(b, second, { path: CATALOG_PATH });
+    assert.equal(JSON.parse(catalog.text).entries[0].url, `https://${second}/mcp/server-card`);
+  });
+
+  test('an entry an older instance wrote (seed card only) is looked up again for the v1 paths', shared, async () => {
+    const owner = await signedIn(a);
+    const t = await discoverableTunnel(a, owner);
+    await warm(t.host, 200);
+    // What an instance from before section 14 stored: the seed card, no v1 documents.
+    const key = `card:h:${hashTag(t.host)}`;
+    const raw = await b.deps.cache.get(key);
+    assert.ok(raw, 'the entry is in Redis');
+    const { v: _v, c: _c, ...older } = JSON.parse(raw) as Record<string, unknown>;
+    await b.deps.cache.set(key, JSON.stringify(older), 60_000);
+    // A third instance has nothing in process: it reads that entry from Redis.
+    const fresh = await startTestServer({ smtp: a.smtp, env: { INTERNAL_API_TOKEN: INTERNAL_TOKEN } });
+    try {
+      const v1 = await card(fresh, t.host, { path: V1_CARD_PATH });
+      assert.equal(v1.status, 200, v1.text);
+      assert.equal(JSON.parse(v1.text).remotes[0].url, `https://${t.host}/mcp`);
+      assert.equal((await card(fresh, t.host, { path: CATALOG_PATH })).status, 200);
+      const rewritten = JSON.parse((await b.deps.cache.get(key))!) as Record<string, unknown>;
+      assert.equal(typeof rewritten.v, 'string', 'the entry is written again with the v1 documents');
+    } finally {
+      await fresh.close();
+    }
   });
 
   test('subdomain and slug renames show on the other instance at once', shared, async () => {

@@ -7,7 +7,7 @@ import { useSignedIn } from '../../support/accounts.js';
 import { needs } from '../../support/backends.js';
 import { assertProblem } from '../../support/problem.js';
 import { startTestServer, uniqueEmail, useServer, type TestServer } from '../../support/server.js';
-import { card, discoverableTunnel } from '../../support/tunnels.js';
+import { CATALOG_PATH, V1_CARD_PATH, card, discoverableTunnel } from '../../support/tunnels.js';
 import { TcpProxy } from '../../support/tcp-proxy.js';
 
 const ZONE = 'tunnels.localhost';
@@ -46,8 +46,14 @@ test('cache and database unreachable: an uncached host answers 502 at once; a ca
 
     const unknown = await card(server, `nobody--nowhere.${ZONE}`);
     assert.equal(unknown.status, 502, 'an unknown host cannot be told from a real one without the resolver');
+    for (const path of [V1_CARD_PATH, CATALOG_PATH]) {
+      assertProblem(await card(server, uncached.host, { path }), 502, 'UNAVAILABLE');
+    }
     const stillCached = await card(server, cached.host);
     assert.equal(stillCached.status, 200, 'the in-process cache still answers');
+    for (const path of [V1_CARD_PATH, CATALOG_PATH]) {
+      assert.equal((await card(server, cached.host, { path })).status, 200, `${path}: the same cached entry answers`);
+    }
     assert.equal((await card(healthy, uncached.host)).status, 200, 'the healthy instance is unaffected');
   } finally {
     for (const p of proxies) await p.cut().catch(() => undefined);
