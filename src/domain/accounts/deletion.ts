@@ -9,8 +9,11 @@ import { releaseNames } from '../tunnels/released-names.js';
 import { inTransaction } from '../store.js';
 import { deleteAccountRow, readDeletionLeftovers } from './store.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events'>;
+
 export async function deleteAccount(
-  deps: DomainDeps,
+  deps: FlowDeps,
   viewer: Viewer,
   input: { email: string; password: string },
   client: ClientInfo,

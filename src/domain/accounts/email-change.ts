@@ -11,10 +11,13 @@ import { findAccountByEmail, markEmailTokenUsed, readAccountState, setEmail, voi
 import { confirmPassword } from '../passwords/password-confirmation.js';
 import { LIMITS, reserve } from '../limits/rate-limit.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox'>;
+
 const inUse = () => conflict('That email address is already in use.');
 
 export async function requestEmailChange(
-  deps: DomainDeps,
+  deps: FlowDeps,
   accountId: string,
   input: { currentPassword: string; newEmail: string },
   client: ClientInfo,
@@ -36,7 +39,7 @@ export async function requestEmailChange(
 }
 
 export async function confirmEmailChange(
-  deps: DomainDeps,
+  deps: FlowDeps,
   token: unknown,
   client: ClientInfo | null,
 ): Promise<{ email: string }> {

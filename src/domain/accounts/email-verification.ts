@@ -10,9 +10,12 @@ import { LIMITS, consume } from '../limits/rate-limit.js';
 import { cleanAfterAddressProof } from './address-proof.js';
 import { changeAccount } from '../activity/account-change.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox'>;
+
 const invalidLink = () => badRequest('This verification link is invalid or has expired.');
 
-export async function verifyEmail(deps: DomainDeps, token: unknown, client: ClientInfo | null): Promise<{ emailVerified: true }> {
+export async function verifyEmail(deps: FlowDeps, token: unknown, client: ClientInfo | null): Promise<{ emailVerified: true }> {
   const row = await findEmailToken(deps.db, token, 'verify-email');
   if (!row) throw invalidLink();
   const now = deps.clock();
@@ -31,7 +34,7 @@ export async function verifyEmail(deps: DomainDeps, token: unknown, client: Clie
   return { emailVerified: true };
 }
 
-export async function resendVerification(deps: DomainDeps, accountId: string): Promise<void> {
+export async function resendVerification(deps: FlowDeps, accountId: string): Promise<void> {
   const account = await readAccountState(deps.db, accountId);
   if (!account || account.emailVerified) return;
   const { allowed, retryAfterSeconds } = await consume(deps.cache, LIMITS.resendVerification, accountId);

@@ -12,8 +12,11 @@ import { createMfaChallenge, type MfaRequired } from '../two-step/mfa-challenge.
 import { setPasswordHash } from '../passwords/store.js';
 import { findLoginAccount } from './store.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'background' | 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox' | 'sql'>;
+
 export async function login(
-  deps: DomainDeps,
+  deps: FlowDeps,
   input: { email: string; password: string },
   client: ClientInfo,
 ): Promise<SignedIn | MfaRequired> {

@@ -11,8 +11,11 @@ import { revokeAccountSessions } from '../sessions/session.js';
 import { changeAccount } from '../activity/account-change.js';
 import { passwordChanged } from '../emails/messages.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'breachedPasswords' | 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox'>;
+
 export async function changePassword(
-  deps: DomainDeps,
+  deps: FlowDeps,
   viewer: Viewer,
   input: { currentPassword: string; newPassword: string },
   client: ClientInfo,

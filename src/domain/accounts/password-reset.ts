@@ -17,16 +17,19 @@ import { LIMITS, consume } from '../limits/rate-limit.js';
 import { cleanAfterAddressProof } from './address-proof.js';
 import { voidPendingSecondSteps } from '../sessions/store.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'background' | 'breachedPasswords' | 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox'>;
+
 /**
  * Answers at once and the same for every address: the lookup, the limit and the email of a known
  * address run after the reply, so neither the answer nor its timing tells whether an account
  * exists.
  */
-export function forgotPassword(deps: DomainDeps, email: string): void {
+export function forgotPassword(deps: FlowDeps, email: string): void {
   deps.background.run('forgot-password: issue a reset link', () => sendResetLink(deps, email));
 }
 
-async function sendResetLink(deps: DomainDeps, email: string): Promise<void> {
+async function sendResetLink(deps: FlowDeps, email: string): Promise<void> {
   const emailNormalized = normalizeEmail(email);
   if (emailNormalized.length > 254 || hasNul(emailNormalized)) return;
   const account = await findAccountByEmail(deps.db, emailNormalized);
@@ -40,7 +43,7 @@ async function sendResetLink(deps: DomainDeps, email: string): Promise<void> {
 }
 
 export async function resetPassword(
-  deps: DomainDeps,
+  deps: FlowDeps,
   input: { token: unknown; newPassword: string },
   client: ClientInfo | null,
 ): Promise<void> {

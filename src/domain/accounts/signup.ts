@@ -17,6 +17,9 @@ import { ipSubject } from '../passwords/password-check.js';
 import { LIMITS, reserve } from '../limits/rate-limit.js';
 import { isHeldForAnother } from '../tunnels/released-names.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'breachedPasswords' | 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox' | 'policy'>;
+
 export interface NewAccount {
   id: string;
   email: string;
@@ -25,7 +28,7 @@ export interface NewAccount {
 }
 
 export async function signup(
-  deps: DomainDeps,
+  deps: FlowDeps,
   input: { email: string; password: string },
   client: ClientInfo,
 ): Promise<NewAccount> {

@@ -7,8 +7,11 @@ import { assertValidSlug } from './slug.js';
 import { readAccountState, setSlug } from './store.js';
 import { claimName, lockNames, releaseNames } from '../tunnels/released-names.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'clock' | 'db' | 'events' | 'mailNotify' | 'outbox'>;
+
 export async function renameSlug(
-  deps: DomainDeps,
+  deps: FlowDeps,
   accountId: string,
   slug: unknown,
   client: ClientInfo | null,

@@ -10,6 +10,9 @@ import { lockSignInMethods } from '../identities/store.js';
 import { passkeyName } from './names.js';
 import { deletePasskeyRow, findAccountPasskey, selectPasskeys, setPasskeyName, type PasskeyRow } from './store.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'clock' | 'db' | 'events' | 'mailNotify' | 'outbox'>;
+
 export const LAST_PASSKEY_MESSAGE =
   'This passkey is your only way to sign in. Set a password (use "Forgot password") or link a login provider before removing it.';
 
@@ -28,7 +31,7 @@ export async function renamePasskey(deps: Pick<DomainDeps, 'db'>, accountId: str
   return row;
 }
 
-export async function deletePasskey(deps: DomainDeps, accountId: string, id: string, client: ClientInfo): Promise<void> {
+export async function deletePasskey(deps: FlowDeps, accountId: string, id: string, client: ClientInfo): Promise<void> {
   if (!UUID.test(id)) throw noSuchPasskey();
   await changeAccount(deps, accountId, async (tx, change) => {
     const methods = await lockSignInMethods(tx, accountId);

@@ -19,11 +19,14 @@ import { CEREMONY_MS, MAX_PASSKEYS, SUPPORTED_ALGORITHMS, type RelyingParty } fr
 import { insertPasskey, lockAccountPasskeys, readRegistrationAccount, type PasskeyRow } from './store.js';
 import { guardAddition } from '../sessions/recent-auth.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox' | 'policy'>;
+
 const FACTOR_GUARD = { verified: true, recent: true } as const;
 
 const tooMany = () => conflict(`An account holds at most ${MAX_PASSKEYS} passkeys. Remove one first.`);
 
-export async function registrationOptions(deps: DomainDeps, rp: RelyingParty, viewer: Viewer): Promise<PublicKeyCredentialCreationOptionsJSON> {
+export async function registrationOptions(deps: FlowDeps, rp: RelyingParty, viewer: Viewer): Promise<PublicKeyCredentialCreationOptionsJSON> {
   await guardAddition(deps, viewer, FACTOR_GUARD);
   const account = await readRegistrationAccount(deps.db, viewer.accountId);
   if (!account) throw unauthenticated();
@@ -47,7 +50,7 @@ export async function registrationOptions(deps: DomainDeps, rp: RelyingParty, vi
 }
 
 export async function addPasskey(
-  deps: DomainDeps,
+  deps: FlowDeps,
   rp: RelyingParty,
   viewer: Viewer,
   input: { response: unknown; name?: string | null | undefined },

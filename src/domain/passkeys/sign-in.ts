@@ -16,8 +16,11 @@ import { putSignInChallenge } from './challenges.js';
 import { CEREMONY_MS, type RelyingParty } from './relying-party.js';
 import { advanceCounter, verifyPasskeyAssertion, type AssertionInput } from './assertion.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'logger' | 'mailContext' | 'mailNotify' | 'outbox' | 'sql'>;
+
 export async function passkeyLoginOptions(
-  deps: DomainDeps,
+  deps: FlowDeps,
   rp: RelyingParty,
   client: ClientInfo,
 ): Promise<{ challengeId: string; options: PublicKeyCredentialRequestOptionsJSON }> {
@@ -28,7 +31,7 @@ export async function passkeyLoginOptions(
   return { challengeId, options };
 }
 
-export async function passkeyLogin(deps: DomainDeps, rp: RelyingParty, input: AssertionInput, client: ClientInfo): Promise<SignedIn> {
+export async function passkeyLogin(deps: FlowDeps, rp: RelyingParty, input: AssertionInput, client: ClientInfo): Promise<SignedIn> {
   // From the passkey on, the account is known: a failed signature is in its security activity.
   const assertion = await verifyPasskeyAssertion(deps, rp, input, (passkey) =>
     recordSecurityEventQuietly(deps, {

@@ -6,6 +6,9 @@ import { AppError, unauthenticated } from '../errors.js';
 import { checkPassword } from './password-check.js';
 import { readPasswordAccount, setPasswordHash } from './store.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'cache' | 'db'>;
+
 export interface ConfirmedAccount {
   id: string;
   email: string;
@@ -16,7 +19,7 @@ export interface ConfirmedAccount {
 const wrongCurrentPassword = () => new AppError('UNAUTHENTICATED', 'The current password is incorrect.');
 
 export async function confirmPassword(
-  deps: DomainDeps,
+  deps: FlowDeps,
   accountId: string,
   password: string,
   client: ClientInfo,
@@ -30,7 +33,7 @@ export async function confirmPassword(
  * password of an account that has one is a wrong one.
  */
 export function confirmPasswordIfSet(
-  deps: DomainDeps,
+  deps: FlowDeps,
   accountId: string,
   password: string | null | undefined,
   client: ClientInfo,
@@ -39,7 +42,7 @@ export function confirmPasswordIfSet(
 }
 
 async function confirm(
-  deps: DomainDeps,
+  deps: FlowDeps,
   accountId: string,
   password: string,
   client: ClientInfo,

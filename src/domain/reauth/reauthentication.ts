@@ -17,6 +17,9 @@ import { attemptSecondStep, loadSecondStepTarget } from '../two-step/second-step
 import type { SecondStepTarget } from '../two-step/store.js';
 import { readSecondStepCode, withCodeUsed, wrongCodeAtSignIn } from '../two-step/second-step.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'cache' | 'cipher' | 'clock' | 'db' | 'events' | 'logger' | 'mailContext' | 'mailNotify' | 'outbox'>;
+
 export interface ReauthInput {
   password?: string | null | undefined;
   code?: string | null | undefined;
@@ -44,7 +47,7 @@ function proofOf(input: ReauthInput): Proof {
   return forms[0]!;
 }
 
-export async function reauthenticate(deps: DomainDeps, rp: RelyingParty, viewer: Viewer, input: ReauthInput, client: ClientInfo): Promise<void> {
+export async function reauthenticate(deps: FlowDeps, rp: RelyingParty, viewer: Viewer, input: ReauthInput, client: ClientInfo): Promise<void> {
   const proof = proofOf(input);
   switch (proof.kind) {
     case 'password':
@@ -61,13 +64,13 @@ export async function reauthenticate(deps: DomainDeps, rp: RelyingParty, viewer:
   await recacheSession(deps, viewer.tokenHash);
 }
 
-async function accountOf(deps: DomainDeps, viewer: Viewer, client: ClientInfo): Promise<SecondStepTarget> {
+async function accountOf(deps: FlowDeps, viewer: Viewer, client: ClientInfo): Promise<SecondStepTarget> {
   const account = await loadSecondStepTarget(deps, viewer.accountId, client);
   if (!account) throw unauthenticated();
   return account;
 }
 
-async function withCode(deps: DomainDeps, viewer: Viewer, typed: string, client: ClientInfo): Promise<void> {
+async function withCode(deps: FlowDeps, viewer: Viewer, typed: string, client: ClientInfo): Promise<void> {
   const account = await accountOf(deps, viewer, client);
   const now = deps.clock();
   const code = readSecondStepCode(deps.cipher, account.totp, typed, now);
@@ -83,7 +86,7 @@ async function withCode(deps: DomainDeps, viewer: Viewer, typed: string, client:
 }
 
 async function withPasskey(
-  deps: DomainDeps,
+  deps: FlowDeps,
   rp: RelyingParty,
   viewer: Viewer,
   proof: { challengeId: string; response: unknown },

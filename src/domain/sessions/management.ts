@@ -5,9 +5,12 @@ import { badRequest, noSuchSession } from '../errors.js';
 import { MAX_SESSIONS, accountSessions, revokeSessions, revokeSessionsAsChange } from './session.js';
 import { findAccountSession, selectLiveSessions, voidPendingSecondSteps, type SessionListRow } from './store.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailNotify' | 'outbox'>;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export async function revokeOtherSession(deps: DomainDeps, viewer: Viewer, sessionId: string, client: ClientInfo): Promise<void> {
+export async function revokeOtherSession(deps: FlowDeps, viewer: Viewer, sessionId: string, client: ClientInfo): Promise<void> {
   if (sessionId === viewer.sessionId) {
     throw badRequest('This is the current session; use POST /auth/logout to end it.');
   }
@@ -25,12 +28,12 @@ export function listSessions(deps: Pick<DomainDeps, 'db' | 'clock'>, accountId: 
   return selectLiveSessions(deps.db, accountId, deps.clock(), MAX_SESSIONS);
 }
 
-export async function logout(deps: DomainDeps, viewer: Viewer): Promise<void> {
+export async function logout(deps: FlowDeps, viewer: Viewer): Promise<void> {
   await revokeSessions(deps, [{ id: viewer.sessionId, tokenHash: viewer.tokenHash }]);
 }
 
 /** Every session ends, and so do the sign-ins waiting for their second step (API.md section 7a). */
-export async function logoutAll(deps: DomainDeps, viewer: Viewer, client: ClientInfo): Promise<void> {
+export async function logoutAll(deps: FlowDeps, viewer: Viewer, client: ClientInfo): Promise<void> {
   await revokeSessionsAsChange(deps, viewer.accountId, await accountSessions(deps, viewer.accountId), async (tx, change) => {
     await voidPendingSecondSteps(tx, viewer.accountId);
     await change.record({ type: 'sessions_revoked_all', client, at: deps.clock() });

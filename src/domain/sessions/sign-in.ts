@@ -11,6 +11,9 @@ import { USER_AGENT_MAX } from '../activity/security-events.js';
 import { MAX_SESSIONS, newSession, tombstone } from './session.js';
 import { changeIn, type AccountChange } from '../activity/account-change.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox' | 'sql'>;
+
 /** How a sign-in was made: the first step's method and whether a second step was passed. */
 export type SignInMethod = 'password' | 'google' | 'github' | 'passkey';
 export interface SignInHow {
@@ -63,7 +66,7 @@ function sealedAlert(deps: Pick<DomainDeps, 'outbox'>, to: string, email: Render
 }
 
 export async function issueSignIn(
-  deps: DomainDeps,
+  deps: FlowDeps,
   account: {
     id: string;
     email: string;

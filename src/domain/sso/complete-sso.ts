@@ -23,6 +23,9 @@ import { unauthenticated } from '../errors.js';
 import { recordProviderLinked } from '../identities/provider-linked.js';
 import { reauthenticateWithProvider } from './provider-reauth.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'background' | 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox' | 'sql'>;
+
 export type SsoOutcome =
   | { kind: 'signed-in'; signedIn: SignedIn }
   | { kind: 'linked' }
@@ -40,7 +43,7 @@ interface SsoInput {
 
 const MAX_ATTEMPTS = 8;
 
-export async function completeSso(deps: DomainDeps, input: SsoInput, client: ClientInfo): Promise<SsoOutcome> {
+export async function completeSso(deps: FlowDeps, input: SsoInput, client: ClientInfo): Promise<SsoOutcome> {
   const slugs = slugCandidates(input.identity.email);
   for (let attempt = 1; ; attempt++) {
     try {
@@ -51,7 +54,7 @@ export async function completeSso(deps: DomainDeps, input: SsoInput, client: Cli
   }
 }
 
-async function completeOnce(deps: DomainDeps, input: SsoInput, nextSlug: () => string, client: ClientInfo): Promise<SsoOutcome> {
+async function completeOnce(deps: FlowDeps, input: SsoInput, nextSlug: () => string, client: ClientInfo): Promise<SsoOutcome> {
   const { identity } = input;
   const { facts, linked } = await lookUpFacts(deps, input);
   const decision = decideSsoOutcome(facts);
@@ -100,7 +103,7 @@ async function completeOnce(deps: DomainDeps, input: SsoInput, nextSlug: () => s
 }
 
 /** The facts the decision needs, and the linked identity's row a sign-in works on. */
-async function lookUpFacts(deps: DomainDeps, { identity, intent, viewerAccountId, viewerSessionId }: SsoInput) {
+async function lookUpFacts(deps: FlowDeps, { identity, intent, viewerAccountId, viewerSessionId }: SsoInput) {
   const linkedQuery = findLinkedIdentity(deps.db, identity.provider, identity.providerUserId);
   if (intent.kind === 'reauth') {
     const [linked, twoStepOn] = await Promise.all([linkedQuery, readTotpOn(deps.db, intent.accountId)]);

@@ -15,11 +15,14 @@ import type { ProviderIdentity, ProviderName } from './identity.js';
 import { createMfaChallenge, type MfaRequired } from '../two-step/mfa-challenge.js';
 import { bindPendingLink, invalidPendingLink as invalidLink } from '../identities/pending-link-binding.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'background' | 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox' | 'sql'>;
+
 export const PENDING_LINK_TTL_MS = 15 * 60_000;
 
 const wrongPassword = () => new AppError('UNAUTHENTICATED', 'Incorrect password.');
 
-export async function createPendingLink(deps: DomainDeps, accountId: string, identity: ProviderIdentity): Promise<string> {
+export async function createPendingLink(deps: FlowDeps, accountId: string, identity: ProviderIdentity): Promise<string> {
   const token = generateToken();
   const now = deps.clock();
   await insertPendingLink(deps.db, {
@@ -49,7 +52,7 @@ export async function describePendingLink(deps: Pick<DomainDeps, 'db' | 'clock'>
 }
 
 export async function confirmLink(
-  deps: DomainDeps,
+  deps: FlowDeps,
   input: { token: string; password: string },
   client: ClientInfo,
 ): Promise<SignedIn | MfaRequired> {

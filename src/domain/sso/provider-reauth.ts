@@ -11,6 +11,9 @@ import { readReauthAccount } from './store.js';
 import { changeAccount } from '../activity/account-change.js';
 import type { ProviderName } from './identity.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailNotify' | 'outbox'>;
+
 /** Whether the session may start a re-authentication with `provider`: linked, and two-step off. */
 export async function assertProviderReauthAllowed(deps: Pick<DomainDeps, 'db'>, viewer: Viewer, provider: ProviderName): Promise<void> {
   const account = await readReauthAccount(deps.db, viewer.accountId, provider);
@@ -23,7 +26,7 @@ export async function assertProviderReauthAllowed(deps: Pick<DomainDeps, 'db'>, 
 
 /** The provider answered with the identity linked to the session's account: the session is recent again. */
 export async function reauthenticateWithProvider(
-  deps: DomainDeps,
+  deps: FlowDeps,
   viewer: Pick<Viewer, 'accountId' | 'sessionId'>,
   provider: ProviderName,
   client: ClientInfo,

@@ -11,8 +11,11 @@ import { issueSignIn, rememberNetwork, type SignedIn } from '../sessions/sign-in
 import type { ProviderIdentity } from './identity.js';
 import { insertSsoAccount } from './store.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox' | 'sql'>;
+
 export async function createSsoAccount(
-  deps: DomainDeps,
+  deps: FlowDeps,
   identity: ProviderIdentity,
   slug: string,
   client: ClientInfo,

@@ -9,13 +9,16 @@ import { isProviderName } from './identity.js';
 import { methodCount } from '../identities/sign-in-methods.js';
 import { deleteLinkedIdentity, lockSignInMethods } from '../identities/store.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'clock' | 'db' | 'events' | 'mailNotify' | 'outbox'>;
+
 export const LAST_METHOD_MESSAGE =
   'This is your only way to sign in. Set a password before disconnecting the last login provider ' +
   '(use "Forgot password" to set one).';
 
 const notLinked = () => notFound('This provider is not linked to your account.');
 
-export async function unlinkProvider(deps: DomainDeps, accountId: string, provider: string, client: ClientInfo): Promise<void> {
+export async function unlinkProvider(deps: FlowDeps, accountId: string, provider: string, client: ClientInfo): Promise<void> {
   if (!isProviderName(provider)) throw notLinked();
   await changeAccount(deps, accountId, async (tx, change) => {
     const methods = await lockSignInMethods(tx, accountId);

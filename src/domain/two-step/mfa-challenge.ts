@@ -14,6 +14,9 @@ import { bindPendingLink } from '../identities/pending-link-binding.js';
 import { attemptSecondStep, loadSecondStepTarget } from './second-step-attempt.js';
 import { readSecondStepCode, SpentCode, useSecondStepCode, wrongCodeAtSignIn } from './second-step.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'cache' | 'cipher' | 'clock' | 'db' | 'events' | 'logger' | 'mailContext' | 'mailNotify' | 'outbox' | 'sql'>;
+
 export const MFA_TOKEN_TTL_MS = 5 * 60_000;
 /** Codes tried per mfa_token; the next attempt finds it void. */
 export const MFA_TOKEN_MAX_ATTEMPTS = 5;
@@ -48,7 +51,7 @@ export async function createMfaChallenge(
   return { mfaRequired: true, mfaToken: token, expiresAt };
 }
 
-export async function verifyMfa(deps: DomainDeps, input: { mfaToken: string; code: string }, client: ClientInfo): Promise<SignedIn> {
+export async function verifyMfa(deps: FlowDeps, input: { mfaToken: string; code: string }, client: ClientInfo): Promise<SignedIn> {
   if (!isWellFormedToken(input.mfaToken)) throw invalidMfaToken();
   const now = deps.clock();
   // Counted on the token before anything is checked: the 6th attempt finds it void.

@@ -20,6 +20,9 @@ import { deleteTotp, enableTotp, readPendingTotp, readSetupAccount, writePending
 import { openTotpKey, readSecondStepCode, withCodeUsed, wrongCode } from './second-step.js';
 import { describeTotpKey, matchTotpStep, newTotpKey, totpSecretText, type TotpEnrolment } from './totp.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'cache' | 'cipher' | 'clock' | 'db' | 'events' | 'logger' | 'mailContext' | 'mailNotify' | 'outbox' | 'policy'>;
+
 export const TOTP_SETUP_TTL_MS = 10 * 60_000;
 
 const alreadyOn = () => conflict('Two-step sign-in is already on. Turn it off before setting up another authenticator.');
@@ -27,7 +30,7 @@ const notOn = () => badRequest('Two-step sign-in is not on.');
 const noPendingSetup = () => badRequest('No two-step setup is pending. Start the setup again.');
 
 export async function setupTotp(
-  deps: DomainDeps,
+  deps: FlowDeps,
   viewer: Viewer,
   input: { currentPassword?: string | null },
   client: ClientInfo,
@@ -47,7 +50,7 @@ export async function setupTotp(
   return describeTotpKey(key, deps.mailContext.serviceName, account.email);
 }
 
-export async function confirmTotp(deps: DomainDeps, viewer: Viewer, code: string, client: ClientInfo): Promise<string[]> {
+export async function confirmTotp(deps: FlowDeps, viewer: Viewer, code: string, client: ClientInfo): Promise<string[]> {
   const now = deps.clock();
   const pending = await readPendingTotp(deps.db, viewer.accountId);
   if (!pending || pending.enabledAt || !pending.pendingUntil || pending.pendingUntil <= now) throw noPendingSetup();
@@ -64,7 +67,7 @@ export async function confirmTotp(deps: DomainDeps, viewer: Viewer, code: string
 }
 
 export async function disableTotp(
-  deps: DomainDeps,
+  deps: FlowDeps,
   viewer: Viewer,
   input: { currentPassword?: string | null; code: string },
   client: ClientInfo,
@@ -88,7 +91,7 @@ export async function disableTotp(
 }
 
 export async function regenerateRecoveryCodes(
-  deps: DomainDeps,
+  deps: FlowDeps,
   viewer: Viewer,
   input: { currentPassword?: string | null | undefined; code: string },
   client: ClientInfo,
@@ -111,7 +114,7 @@ export async function regenerateRecoveryCodes(
 }
 
 /** The account a code is checked against; 400 unless two-step is on. */
-async function enabledTarget(deps: DomainDeps, viewer: Viewer, client: ClientInfo): Promise<SecondStepTarget> {
+async function enabledTarget(deps: FlowDeps, viewer: Viewer, client: ClientInfo): Promise<SecondStepTarget> {
   const account = await loadSecondStepTarget(deps, viewer.accountId, client);
   if (!account) throw unauthenticated();
   if (!account.totp?.enabledAt) throw notOn();

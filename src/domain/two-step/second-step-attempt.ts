@@ -16,6 +16,9 @@ import { readSecondStepTarget, type SecondStepTarget } from './store.js';
 import { underSignInLimits } from '../passwords/password-check.js';
 import { LIMITS, consume, consumeAll, settleAll } from '../limits/rate-limit.js';
 
+/** What these flows use of the domain's dependencies. */
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'logger' | 'mailContext' | 'mailNotify' | 'outbox'>;
+
 /** The wrong code of an hour from which the owner gets the mfa-failed notice. */
 export const MFA_FAILED_NOTICE_AT = 3;
 
@@ -38,7 +41,7 @@ export function loadSecondStepTarget(deps: Pick<DomainDeps, 'db'>, accountId: st
  * mfa_failed (with `detail`) and stays counted.
  */
 export async function attemptSecondStep<T>(
-  deps: DomainDeps,
+  deps: FlowDeps,
   account: SecondStepAccount,
   client: ClientInfo,
   detail: SecurityEventDetail,
@@ -70,7 +73,7 @@ export async function attemptSecondStep<T>(
 }
 
 async function recordWrongCode(
-  deps: DomainDeps,
+  deps: FlowDeps,
   account: SecondStepAccount,
   client: ClientInfo,
   detail: SecurityEventDetail,
