@@ -1,6 +1,9 @@
 // Accounts hot paths: authenticated GraphQL `me` and REST GET /api/account against a bare Yoga
-// server, logins against raw argon2id verifications (the CPU a login spends beyond the hash it
-// contains), and the server's resident memory afterwards.
+// server (with a session and with a service token), REST GET /api/tunnels with a token against the
+// same with a session, logins against raw argon2id verifications (the CPU a login spends beyond
+// the hash it contains), and the server's resident memory afterwards.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ACCOUNT_QUERY } from '../../src/adapters/rest/routes/accounts.js';
 import {
   alternate,
@@ -21,6 +24,24 @@ import {
 async function post(url: string, path: string, body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   return { status: res.status, json: (await res.json().catch(() => null)) as Record<string, unknown> | null };
+}
+
+/** Follows the verification link the server wrote to DATA_DIR/outbox (no SMTP in the benchmarks). */
+async function verifyFromOutbox(url: string, dataDir: string): Promise<void> {
+  const dir = join(dataDir, 'outbox');
+  for (let i = 0; i < 100; i++) {
+    const file = readdirSync(dir, { withFileTypes: true }).find((f) => f.name.includes('-verify-email-'));
+    if (file) {
+      const text = readFileSync(join(dir, file.name), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+      const token = /verify-email\?token=([a-z2-7]+)/.exec(text)?.[1];
+      if (!token) throw new Error('no verification token in the outbox email');
+      const r = await post(url, '/auth/verify-email', { token });
+      if (r.status !== 200) throw new Error(`verify-email: ${r.status}`);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('no verification email in the outbox');
 }
 
 /** Concurrent logins (and concurrent verifications in the baseline): the same for both. */
@@ -52,11 +73,22 @@ export default async function accounts(): Promise<BenchResult> {
     if (signup.status !== 201) throw new Error(`signup failed: ${signup.status}`);
   }
   const email = emails[0]!;
+  await verifyFromOutbox(server.url, server.dataDir);
   const login = await post(server.url, '/auth/login', { email, password });
   const token = String(login.json?.token);
   const auth = { authorization: `Bearer ${token}` };
+  // A service token with every scope (created by the freshly signed-in, verified session), and a
+  // few tunnels for the list.
+  const created = await post(server.url, '/api/tokens', { name: 'bench', scopes: ['tunnels:read', 'tunnels:write', 'account:read'] }, auth);
+  if (created.status !== 201) throw new Error(`token: ${created.status} ${JSON.stringify(created.json)}`);
+  const tokenAuth = { authorization: `Bearer ${String(created.json?.token)}` };
+  for (let i = 0; i < 5; i++) {
+    const t = await post(server.url, '/api/tunnels', { subdomain: `bench${i}` }, auth);
+    if (t.status !== 201) throw new Error(`tunnel: ${t.status}`);
+  }
+  const meBody = JSON.stringify({ query: ACCOUNT_QUERY });
 
-  const [helloRuns, meRuns, restRuns] = await alternate([
+  const [helloRuns, meRuns, restRuns, meTokenRuns] = await alternate([
     httpTarget(yoga.pid, {
       url: yoga.url,
       path: '/graphql',
@@ -74,8 +106,21 @@ export default async function accounts(): Promise<BenchResult> {
       expectStatus: 200,
     }),
     httpTarget(server.pid, { url: server.url, path: '/api/account', headers: auth, expectStatus: 200 }),
+    httpTarget(server.pid, {
+      url: server.url,
+      path: '/graphql',
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...tokenAuth },
+      body: meBody,
+      expectStatus: 200,
+    }),
   ]);
   await yoga.stop();
+  // The same REST list with a session and with a token, side by side.
+  const [tunnelsSessionRuns, tunnelsTokenRuns] = await alternate([
+    httpTarget(server.pid, { url: server.url, path: '/api/tunnels', headers: auth, expectStatus: 200 }),
+    httpTarget(server.pid, { url: server.url, path: '/api/tunnels', headers: tokenAuth, expectStatus: 200 }),
+  ]);
 
   // Logins against the bare verifications, the same number of each per round (sized to about one
   // window of the baseline): every login sent is answered inside the measured span. The bare
@@ -108,8 +153,10 @@ export default async function accounts(): Promise<BenchResult> {
 
   const me = compare(helloRuns!, meRuns!);
   const rest = compare(helloRuns!, restRuns!);
+  const meToken = compare(helloRuns!, meTokenRuns!);
+  const tunnelsToken = compare(tunnelsSessionRuns!, tunnelsTokenRuns!);
   const logins = compare(argonRuns!, loginRuns!);
-  for (const [name, c] of [['me', me], ['rest', rest], ['logins', logins]] as const) {
+  for (const [name, c] of [['me', me], ['rest', rest], ['me (token)', meToken], ['tunnels (token)', tunnelsToken], ['logins', logins]] as const) {
     if (c.value.errors || c.value.unexpected) notes.push(`${name}: ${c.value.errors} errors, ${c.value.unexpected} unexpected statuses`);
   }
   const restVsMe = median(restRuns!.map((r, i) => r.rps / meRuns![i]!.rps));
@@ -137,6 +184,8 @@ export default async function accounts(): Promise<BenchResult> {
     rows: [
       { name: 'GraphQL `me` (bearer)', baselineName: 'bare Yoga `{ hello }`', compared: me, floor: 0.6 },
       { name: 'REST GET /api/account (bearer)', baselineName: 'bare Yoga `{ hello }`', compared: rest },
+      { name: 'GraphQL `me` (service token)', baselineName: 'bare Yoga `{ hello }`', compared: meToken, floor: 0.6 },
+      { name: 'REST GET /api/tunnels (service token)', baselineName: 'the same with a session', compared: tunnelsToken, floor: 0.9 },
       {
         name: 'POST /auth/login',
         baselineName: `bare argon2id verification (MALLOC_ARENA_MAX=${SERVER_MALLOC_ARENA_MAX}, as the server)`,

@@ -52,4 +52,10 @@ export interface Viewer {
    * `reauthenticated_until`), in epoch milliseconds; the guards of API.md section 7a ask the database.
    */
   authenticatedAt: number;
+  /**
+   * Null for a session (the account's full power). For a service token (API.md section 12) its
+   * scopes; the adapters let it reach only what they name, and `sessionId` is then `token:<id>`,
+   * which no session row has, so a session operation can never act on it.
+   */
+  scopes: readonly string[] | null;
 }

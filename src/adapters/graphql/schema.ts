@@ -10,5 +10,6 @@ import './types/passkeys.js';
 import './types/reauthentication.js';
 import './types/activity.js';
 import './types/providers.js';
+import './types/service-tokens.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

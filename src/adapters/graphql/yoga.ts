@@ -9,6 +9,7 @@ import type { GraphQLContext } from './context.js';
 import { maskError } from './errors.js';
 import { OnePasswordPerRequest } from './password-budget.js';
 import { schema } from './schema.js';
+import { asGraphQLError, tokenScopeError } from './token-scopes.js';
 import { GRAPHIQL_CSP, renderLocalGraphiQL } from '../console/graphiql.js';
 
 export interface YogaServerContext {
@@ -47,6 +48,14 @@ const graphiqlHeaders: Plugin = {
   },
 };
 
+// A service token reaches only what its scopes name (token-scopes.ts), before anything runs.
+const tokenScopes: Plugin = {
+  onExecute: ({ args, setResultAndStopExecution }) => {
+    const error = tokenScopeError(args.schema, args.document, (args.contextValue as unknown as GraphQLContext).viewer);
+    if (error) setResultAndStopExecution({ errors: [asGraphQLError(error)] });
+  },
+};
+
 const noIntrospection: Plugin = {
   onValidate: ({ addValidationRule }) => {
     addValidationRule(NoSchemaIntrospectionCustomRule);
@@ -73,6 +82,7 @@ export function createGraphQLServer(opts: {
     context: ({ req, reply }) => opts.context({ req, reply }),
     plugins: [
       graphiqlHeaders,
+      tokenScopes,
       onePasswordPerRequest,
       ...(opts.introspection ? [] : [noIntrospection]),
       catalogValidationCodes,

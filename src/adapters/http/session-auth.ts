@@ -1,9 +1,12 @@
-// Who is calling: the `session` cookie (dashboard) or `Authorization: Bearer` (API clients),
-// both validated by the same session check, once per request, before any handler runs. A
+// Who is calling: the `session` cookie (dashboard) or `Authorization: Bearer` (API clients: a
+// session token, or a `tsk_` service token with its scopes), validated once per request, before
+// any handler runs, through the same credential cache. A
 // cookie-authenticated cross-site write is refused before that (cors.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientInfo, Viewer } from '../../domain/context.js';
 import { validateSessionToken, type SessionDeps } from '../../domain/sessions/session.js';
+import { isServiceTokenLike } from '../../domain/tokens/format.js';
+import { validateServiceToken } from '../../domain/tokens/token-check.js';
 import type { Config } from '../../infra/config.js';
 import { bearerToken } from './bearer.js';
 import { clientIp } from './client-ip.js';
@@ -39,11 +42,18 @@ export function readCredential(req: FastifyRequest, config: CookieConfig): Crede
   return cookie ? { token: cookie, via: 'cookie' } : null;
 }
 
-export async function authenticate(deps: SessionDeps, credential: Credential | null): Promise<Viewer | null> {
+export async function authenticate(deps: SessionDeps, credential: Credential | null, ip: string): Promise<Viewer | null> {
   if (!credential) return null;
+  if (isServiceTokenLike(credential.token)) {
+    // Service tokens are for API clients: never a cookie.
+    if (credential.via !== 'bearer') return null;
+    const token = await validateServiceToken(deps, credential.token, ip);
+    if (!token) return null;
+    return { accountId: token.accountId, sessionId: `token:${token.id}`, tokenHash: token.tokenHash, authenticatedAt: 0, scopes: token.scopes };
+  }
   const session = await validateSessionToken(deps, credential.token);
   if (!session) return null;
-  return { accountId: session.accountId, sessionId: session.id, tokenHash: session.tokenHash, authenticatedAt: session.authenticatedAt };
+  return { accountId: session.accountId, sessionId: session.id, tokenHash: session.tokenHash, authenticatedAt: session.authenticatedAt, scopes: null };
 }
 
 export function registerSessionAuth(app: FastifyInstance, deps: SessionDeps & { config: Pick<Config, 'allowedOrigins' | 'secureCookies'> }): void {
@@ -53,7 +63,7 @@ export function registerSessionAuth(app: FastifyInstance, deps: SessionDeps & { 
     const credential = readCredential(req, deps.config);
     req.credentialVia = credential?.via ?? null;
     assertSameSiteWrite(req, deps.config, req.credentialVia);
-    req.viewer = await authenticate(deps, credential);
+    req.viewer = await authenticate(deps, credential, credential ? clientIp(req) : '');
   });
 }
 

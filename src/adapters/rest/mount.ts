@@ -10,20 +10,29 @@ import { classifyError } from '../errors.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import { sendProblem } from '../http/problem.js';
 import type { RestRoute } from './route.js';
+import { tokenScopeError } from '../graphql/token-scopes.js';
 
 /** What a variable accepts, read from its definition in the document. */
 interface VariableRule {
   required: boolean;
-  type: 'string' | 'boolean' | 'id' | 'int' | 'object';
+  type: 'string' | 'boolean' | 'id' | 'int' | 'object' | 'strings';
 }
 
 const SCALAR_RULES: Record<string, VariableRule['type']> = { String: 'string', Boolean: 'boolean', ID: 'id', Int: 'int', JSONObject: 'object' };
 
+/** `[String!]` (scopes): a list of strings. */
+function isStringList(type: TypeNode): boolean {
+  if (type.kind !== Kind.LIST_TYPE) return false;
+  const item = type.type;
+  return item.kind === Kind.NON_NULL_TYPE && item.type.kind === Kind.NAMED_TYPE && item.type.name.value === 'String';
+}
+
 function ruleOf(type: TypeNode, route: RestRoute): VariableRule {
   const required = type.kind === Kind.NON_NULL_TYPE;
   const named = type.kind === Kind.NON_NULL_TYPE ? type.type : type;
+  if (isStringList(named)) return { required, type: 'strings' };
   const scalar = named.kind === Kind.NAMED_TYPE ? SCALAR_RULES[named.name.value] : undefined;
-  if (!scalar) throw new Error(`REST ${route.method} ${route.url}: variables must be String, Boolean, ID, Int or JSONObject`);
+  if (!scalar) throw new Error(`REST ${route.method} ${route.url}: variables must be String, Boolean, ID, Int, JSONObject or [String!]`);
   return { required, type: scalar };
 }
 
@@ -50,10 +59,19 @@ function accepts(type: VariableRule['type'], value: unknown): boolean {
       return Number.isInteger(value);
     case 'object':
       return isPlainObject(value);
+    case 'strings':
+      return Array.isArray(value) && value.every((v) => typeof v === 'string');
   }
 }
 
-const MUST_BE: Record<VariableRule['type'], string> = { string: 'a string', boolean: 'a boolean', id: 'a string', int: 'an integer', object: 'a JSON object' };
+const MUST_BE: Record<VariableRule['type'], string> = {
+  string: 'a string',
+  boolean: 'a boolean',
+  id: 'a string',
+  int: 'an integer',
+  object: 'a JSON object',
+  strings: 'a list of strings',
+};
 
 function variablesOf(route: RestRoute, rules: Map<string, VariableRule>, req: FastifyRequest): Record<string, unknown> {
   const variables: Record<string, unknown> = {};
@@ -113,6 +131,8 @@ export function mountRest(
       method: route.method,
       url: route.url,
       handler: async (req, reply) => {
+        const refused = tokenScopeError(schema, document, req.viewer);
+        if (refused) return sendProblem(reply, refused);
         const result = await execute({ schema, document, variableValues: variablesOf(route, rules, req), contextValue: contextOf(req, reply) });
         const failure = result.errors?.[0];
         if (failure) {

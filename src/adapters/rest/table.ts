@@ -6,6 +6,7 @@ import { mfaRoutes } from './routes/mfa.js';
 import { passkeyRoutes } from './routes/passkeys.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { ssoRoutes } from './routes/sso.js';
+import { tokenRoutes } from './routes/tokens.js';
 import { tunnelRoutes } from './routes/tunnels.js';
 
-export const restRoutes: RestRoute[] = [...accountRoutes, ...activityRoutes, ...mfaRoutes, ...passkeyRoutes, ...sessionRoutes, ...ssoRoutes, ...tunnelRoutes];
+export const restRoutes: RestRoute[] = [...accountRoutes, ...activityRoutes, ...mfaRoutes, ...passkeyRoutes, ...sessionRoutes, ...ssoRoutes, ...tokenRoutes, ...tunnelRoutes];

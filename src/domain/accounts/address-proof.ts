@@ -23,7 +23,8 @@ export interface AddressProof {
 /**
  * Removes identities linked while unverified, and voids pending email changes and pending links;
  * on the first proof of the address, also every passkey, authenticator, recovery code, service
- * token and pending second step, each removal recorded in the security activity.
+ * token and pending second step, each removal recorded in the security activity. Answers the
+ * removed service tokens' hashes: the caller tombstones them once the change has committed.
  */
 export async function cleanAfterAddressProof(
   tx: Tx,
@@ -31,17 +32,19 @@ export async function cleanAfterAddressProof(
   accountId: string,
   now: Date,
   proof: AddressProof,
-): Promise<void> {
+): Promise<string[]> {
   await removeIdentitiesLinkedWhileUnverified(tx, accountId);
   await voidPendingEmailChanges(tx, accountId, now);
   await voidPendingLinks(tx, accountId, now);
-  if (proof.firstProof) await removeFactorsAddedBeforeProof(tx, change, accountId, now, proof.client);
+  return proof.firstProof ? removeFactorsAddedBeforeProof(tx, change, accountId, now, proof.client) : [];
 }
 
-async function removeFactorsAddedBeforeProof(tx: Tx, change: AccountChange, accountId: string, at: Date, client: ClientInfo | null): Promise<void> {
-  const { passkeys, totpWasOn } = await removeFactors(tx, accountId);
+async function removeFactorsAddedBeforeProof(tx: Tx, change: AccountChange, accountId: string, at: Date, client: ClientInfo | null): Promise<string[]> {
+  const { passkeys, totpWasOn, serviceTokens } = await removeFactors(tx, accountId);
   await voidPendingSecondSteps(tx, accountId);
   const reason = 'added before the address was verified';
   for (const p of passkeys) await change.record({ type: 'passkey_removed', client, at, detail: { passkey_id: p.id, name: p.name, reason } });
   if (totpWasOn) await change.record({ type: 'mfa_disabled', client, at, detail: { method: 'totp', reason } });
+  for (const t of serviceTokens) await change.record({ type: 'token_revoked', client, at, detail: { token_id: t.id, name: t.name, reason } });
+  return serviceTokens.map((t) => t.tokenHash);
 }

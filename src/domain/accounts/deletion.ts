@@ -1,5 +1,5 @@
 // DELETE /api/account: hard delete in one statement (every owned table cascades), then every
-// session's cache entry is tombstoned so all of them fail on their next request, on any instance.
+// session's and service token's cache entry is tombstoned so all of them fail on their next request, on any instance.
 import { badRequest } from '../errors.js';
 import { tombstone } from '../sessions/session.js';
 import type { DomainDeps, ClientInfo, Viewer } from '../context.js';
@@ -22,8 +22,8 @@ export async function deleteAccount(
   if (normalizeEmail(input.email) !== account.emailNormalized) {
     throw badRequest('The typed email does not match the account email.');
   }
-  const { sessions, tunnels } = await inTransaction(deps.db, async (tx) => {
-    const { sessions, tunnels } = await readDeletionLeftovers(tx, account.id);
+  const { credentials, tunnels } = await inTransaction(deps.db, async (tx) => {
+    const { credentials, tunnels } = await readDeletionLeftovers(tx, account.id);
     // Nobody may take over the deleted account's hosts for 30 days: the holds are written (under
     // the names' locks) before the rows that own the names go, so no claim slips in between.
     const now = deps.clock();
@@ -31,8 +31,8 @@ export async function deleteAccount(
     const domains = tunnels.flatMap((t) => (t.customDomain ? [t.customDomain] : []));
     await releaseNames(tx, 'domain', domains, account.id, now);
     await deleteAccountRow(tx, account.id);
-    return { sessions, tunnels };
+    return { credentials, tunnels };
   });
-  await tombstone(deps, [...sessions.map((s) => s.tokenHash), viewer.tokenHash]);
+  await tombstone(deps, [...credentials, viewer.tokenHash]);
   await deps.events.emit('account.deleted', { accountId: account.id, slug: account.slug, tunnelIds: tunnels.map((t) => t.id) });
 }

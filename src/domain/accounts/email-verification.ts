@@ -9,6 +9,7 @@ import { claimWelcome, markEmailTokenUsed, markVerified, readAccountState } from
 import { LIMITS, consume } from '../limits/rate-limit.js';
 import { cleanAfterAddressProof } from './address-proof.js';
 import { changeAccount } from '../activity/account-change.js';
+import { tombstone } from '../sessions/session.js';
 
 /** What these flows use of the domain's dependencies. */
 type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox'>;
@@ -25,12 +26,14 @@ export async function verifyEmail(deps: FlowDeps, token: unknown, client: Client
     throw invalidLink();
   }
   if (row.expiresAt <= now) throw invalidLink();
-  await changeAccount(deps, row.accountId, async (tx, change) => {
-    if (!(await markEmailTokenUsed(tx, row.id, now))) return;
-    if (await markVerified(tx, row.accountId)) await cleanAfterAddressProof(tx, change, row.accountId, now, { firstProof: true, client });
+  const removedTokens = await changeAccount(deps, row.accountId, async (tx, change) => {
+    if (!(await markEmailTokenUsed(tx, row.id, now))) return [];
+    const removed = (await markVerified(tx, row.accountId)) ? await cleanAfterAddressProof(tx, change, row.accountId, now, { firstProof: true, client }) : [];
     const account = await readAccountState(tx, row.accountId);
     if (account && (await claimWelcome(tx, row.accountId, now))) await change.send(account.email, welcome(deps.mailContext));
+    return removed;
   });
+  await tombstone(deps, removedTokens);
   return { emailVerified: true };
 }
 

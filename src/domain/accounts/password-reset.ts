@@ -6,7 +6,7 @@
 import { badRequest } from '../errors.js';
 import { passwordChanged, resetPassword as resetMessage } from '../emails/messages.js';
 import { changeAccount } from '../activity/account-change.js';
-import { revokeAccountSessions } from '../sessions/session.js';
+import { revokeAccountSessions, tombstone } from '../sessions/session.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { hasNul, normalizeEmail } from './email-address.js';
 import { findEmailToken, issueEmailToken } from './email-tokens.js';
@@ -54,16 +54,18 @@ export async function resetPassword(
   if (!row || row.usedAt || row.expiresAt <= now) throw invalid();
   await assertNotBreached(deps, input.newPassword);
   const passwordHash = await hashPassword(input.newPassword);
-  await changeAccount(deps, row.accountId, async (tx, change) => {
+  const removedTokens = await changeAccount(deps, row.accountId, async (tx, change) => {
     if (!(await markEmailTokenUsed(tx, row.id, now))) throw invalid();
     // Every other outstanding reset link dies with this one.
     await voidEmailTokens(tx, row.accountId, 'reset-password', now);
     const firstProof = await markVerified(tx, row.accountId);
     const account = await setResetPassword(tx, row.accountId, passwordHash);
-    await cleanAfterAddressProof(tx, change, row.accountId, now, { firstProof, client });
+    const removed = await cleanAfterAddressProof(tx, change, row.accountId, now, { firstProof, client });
     await voidPendingSecondSteps(tx, row.accountId);
     await change.record({ type: 'password_reset', client, at: now });
     await change.send(account.email, passwordChanged(deps.mailContext, { at: now, how: 'reset' }));
+    return removed;
   });
+  await tombstone(deps, removedTokens);
   await revokeAccountSessions(deps, row.accountId);
 }

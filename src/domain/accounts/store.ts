@@ -84,10 +84,14 @@ export async function setPassword(tx: DbHandle, accountId: string, passwordHash:
 }
 
 /** What an account's deletion must clean up after the row is gone: its sessions and tunnels. */
-export async function readDeletionLeftovers(tx: Tx, accountId: string): Promise<{ sessions: { tokenHash: string }[]; tunnels: { id: string; customDomain: string | null }[] }> {
+export async function readDeletionLeftovers(
+  tx: Tx,
+  accountId: string,
+): Promise<{ credentials: string[]; tunnels: { id: string; customDomain: string | null }[] }> {
   const sessions = await tx.session.findMany({ where: { accountId }, select: { tokenHash: true } });
+  const tokens = await tx.serviceToken.findMany({ where: { accountId }, select: { tokenHash: true } });
   const tunnels = await tx.tunnel.findMany({ where: { accountId }, select: { id: true, customDomain: true } });
-  return { sessions, tunnels };
+  return { credentials: [...sessions, ...tokens].map((c) => c.tokenHash), tunnels };
 }
 
 /** One statement: every owned table cascades. */
@@ -146,16 +150,20 @@ export async function voidPendingLinks(tx: Tx, accountId: string, now: Date): Pr
  * Removes every passkey, TOTP credential, recovery code and service token of the account;
  * answers the passkeys removed and whether TOTP was on.
  */
-export async function removeFactors(tx: Tx, accountId: string): Promise<{ passkeys: { id: string; name: string }[]; totpWasOn: boolean }> {
-  const [passkeys, totp] = await Promise.all([
+export async function removeFactors(
+  tx: Tx,
+  accountId: string,
+): Promise<{ passkeys: { id: string; name: string }[]; totpWasOn: boolean; serviceTokens: { id: string; name: string; tokenHash: string }[] }> {
+  const [passkeys, totp, serviceTokens] = await Promise.all([
     tx.passkey.findMany({ where: { accountId }, select: { id: true, name: true } }),
     tx.totpCredential.findUnique({ where: { accountId }, select: { enabledAt: true } }),
+    tx.serviceToken.findMany({ where: { accountId }, select: { id: true, name: true, tokenHash: true } }),
   ]);
   await tx.passkey.deleteMany({ where: { accountId } });
   await tx.totpCredential.deleteMany({ where: { accountId } });
   await tx.recoveryCode.deleteMany({ where: { accountId } });
   await tx.serviceToken.deleteMany({ where: { accountId } });
-  return { passkeys, totpWasOn: totp?.enabledAt != null };
+  return { passkeys, totpWasOn: totp?.enabledAt != null, serviceTokens };
 }
 
 // --- the account view (account-view.ts)

@@ -26,6 +26,8 @@ export const SECURITY_EVENT_TYPES = [
   'passkey_removed',
   'slug_changed',
   'reauthenticated',
+  'token_created',
+  'token_revoked',
 ] as const;
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];

@@ -13,7 +13,8 @@ export type EmailKind = 'verify-email' | 'welcome' | 'login-alert' | 'confirm-em
   | 'mfa-enabled'
   | 'mfa-disabled'
   | 'recovery-codes-regenerated'
-  | 'mfa-failed';
+  | 'mfa-failed'
+  | 'token-created';
 
 export interface MailContext {
   serviceName: string;
@@ -139,6 +140,14 @@ export function recoveryCodesRegenerated(ctx: MailContext, info: { at: Date; ip:
     `At ${info.at.toISOString()} new recovery codes were made for your ${ctx.serviceName} account. The earlier codes no longer work.`,
     `Network: ${info.ip}\nBrowser: ${info.userAgent || 'unknown'}`,
     NOT_YOU,
+  ]);
+}
+
+export function tokenCreated(ctx: MailContext, info: { at: Date; name: string; scopes: readonly string[]; ip: string; userAgent: string }): RenderedEmail {
+  return render('token-created', `A service token was created for your ${ctx.serviceName} account`, [
+    `At ${info.at.toISOString()} the service token "${info.name}" was created for your ${ctx.serviceName} account, with access to: ${info.scopes.join(', ')}.`,
+    `Network: ${info.ip}\nBrowser: ${info.userAgent || 'unknown'}`,
+    'If this was not you, revoke the token under Access tokens in the dashboard, reset your password and sign out every session.',
   ]);
 }
 

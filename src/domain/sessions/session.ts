@@ -19,7 +19,8 @@ export const SESSION_ABSOLUTE_LIFETIME_MS = 90 * 24 * 3600 * 1000;
 /** Live sessions per account: a sign-in past it ends the least recently used one. */
 export const MAX_SESSIONS = 100;
 export const LAST_SEEN_INTERVAL_MS = 60_000;
-const CACHE_TTL_MS = 10 * 60_000;
+/** How long a credential's cache entry lives (a tombstone outlives every entry it covers). */
+export const CACHE_TTL_MS = 10 * 60_000;
 const REVOKED = 'revoked';
 
 export interface SessionDeps {
@@ -72,34 +73,50 @@ function epochOf(deps: SessionDeps): number | Promise<number> {
 export async function validateSessionToken(deps: SessionDeps, token: string): Promise<ValidSession | null> {
   if (!isWellFormedToken(token)) return null;
   const tokenHash = hashToken(token);
-  const key = cacheKey(tokenHash);
   const now = deps.clock().getTime();
-  const cached = await orFallback(deps.cache.get(key), null);
-  if (cached === REVOKED) return null;
-  const epoch = await epochOf(deps);
-  let session: ValidSession | null = cached ? revive(cached) : null;
-  // Cached before a revocation that could not reach the cache (or the epoch is unknown): ask the database.
-  const stale = session !== null && (session.epoch !== epoch || epoch < 0);
-  if (!session || stale) {
-    session = await readSession(deps, tokenHash, epoch);
-    if (!session) return null;
-    if (epoch >= 0) {
-      const value = JSON.stringify(session);
-      // Never overwrite a tombstone written by a revocation that raced this read.
-      await orFallback(
-        stale
-          ? deps.cache.setUnless(key, value, ttlFor(session, now), REVOKED)
-          : deps.cache.setIfAbsent(key, value, ttlFor(session, now)).then(() => undefined),
-        undefined,
-      );
-    }
-  }
+  const session = await readThrough(deps, tokenHash, revive, (epoch) => readSession(deps, tokenHash, epoch), (s) => ttlFor(s, now));
+  if (!session) return null;
   if (session.expiresAt <= now || now >= session.createdAt + SESSION_ABSOLUTE_LIFETIME_MS) {
     await revokeSessions(deps, [{ id: session.id, tokenHash }]);
     return null;
   }
   if (now - session.lastSeenAt >= LAST_SEEN_INTERVAL_MS) await touch(deps, session, now);
   return session;
+}
+
+/**
+ * A credential (a session, or a service token: tokens/token-check.ts) through the cache keyed by
+ * its hash: null when tombstoned; a miss, or an entry of an older revocation epoch, is loaded
+ * from the database and cached, never over a tombstone written by a revocation that raced it.
+ */
+export async function readThrough<T extends { epoch: number }>(
+  deps: SessionDeps,
+  tokenHash: string,
+  revive: (cached: string) => T,
+  load: (epoch: number) => Promise<T | null>,
+  ttlMs: (value: T) => number,
+): Promise<T | null> {
+  const key = cacheKey(tokenHash);
+  const cached = await orFallback(deps.cache.get(key), null);
+  if (cached === REVOKED) return null;
+  const epoch = await epochOf(deps);
+  const hit: T | null = cached ? revive(cached) : null;
+  // Cached before a revocation that could not reach the cache (or the epoch is unknown): ask the database.
+  const stale = hit !== null && (hit.epoch !== epoch || epoch < 0);
+  if (hit && !stale) return hit;
+  const value = await load(epoch);
+  if (!value || epoch < 0) return value;
+  const json = JSON.stringify(value);
+  await orFallback(
+    stale ? deps.cache.setUnless(key, json, ttlMs(value), REVOKED) : deps.cache.setIfAbsent(key, json, ttlMs(value)).then(() => undefined),
+    undefined,
+  );
+  return value;
+}
+
+/** Replaces a credential's cached entry (after a change it shows), unless it is tombstoned. */
+export async function recache(deps: Pick<SessionDeps, 'cache'>, tokenHash: string, value: { epoch: number }, ttlMs: number): Promise<void> {
+  await orFallback(deps.cache.setUnless(cacheKey(tokenHash), JSON.stringify(value), ttlMs, REVOKED), undefined);
 }
 
 /** An entry cached before authenticatedAt existed proved its credential when it was made. */

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { DomainDeps } from '../../../domain/context.js';
 import type { Config } from '../../../infra/config.js';
-import { badRequest, notFound, unauthenticated } from '../../../domain/errors.js';
+import { badRequest, forbidden, notFound, unauthenticated } from '../../../domain/errors.js';
 import { clientInfo, cookieName, setSessionCookie } from '../session-auth.js';
 import { completeSso, type SsoOutcome } from '../../../domain/sso/complete-sso.js';
 import { isProviderName, type ProviderName } from '../../../domain/sso/identity.js';
@@ -54,6 +54,8 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
     const intentParam = first(req.query.intent);
     if (intentParam !== undefined && intentParam !== 'link' && intentParam !== 'reauth') throw badRequest('intent must be "link", "reauth" or absent.');
     let intent: Intent = { kind: 'sign-in' };
+    // Linking and re-authenticating act for a session; a service token never reaches them.
+    if (req.viewer?.scopes) throw forbidden('A service token cannot use this path.');
     if (intentParam === 'link') {
       if (!req.viewer) throw unauthenticated('Sign in before linking a provider.');
       // A new way in: only to a proven address, from a session that proved itself lately (API.md 7a).
@@ -100,7 +102,8 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
         return null;
       });
       if (!identity) return refuse(reply, provider.name, 'provider_error');
-      const viewer = { viewerAccountId: req.viewer?.accountId ?? null, viewerSessionId: req.viewer?.sessionId ?? null };
+      const session = req.viewer?.scopes ? null : req.viewer;
+      const viewer = { viewerAccountId: session?.accountId ?? null, viewerSessionId: session?.sessionId ?? null };
       outcome = await completeSso(deps, { identity, intent: flow.intent, ...viewer }, clientInfo(req));
     } catch (err) {
       logger.error({ provider: provider.name, err: (err as Error).message }, 'sso callback failed');

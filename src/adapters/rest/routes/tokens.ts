@@ -1,0 +1,49 @@
+// Service-token paths of API.md section 12: the same operations as GraphQL.
+import { graphql, type ResultOf } from '../../documents/graphql.js';
+import { route, signedIn, type RestRoute } from '../route.js';
+
+const ServiceTokenFields = graphql(`
+  fragment ServiceTokenFields on ServiceToken { id name scopes createdAt expiresAt lastUsedAt lastUsedIp }
+`);
+
+const tokenJson = (t: ResultOf<typeof ServiceTokenFields>) => ({
+  id: t.id,
+  name: t.name,
+  scopes: t.scopes,
+  created_at: t.createdAt,
+  expires_at: t.expiresAt,
+  last_used_at: t.lastUsedAt,
+  last_used_ip: t.lastUsedIp,
+});
+
+export const tokenRoutes: RestRoute[] = [
+  route({
+    method: 'POST',
+    url: '/api/tokens',
+    document: graphql(
+      `mutation ($name: String!, $scopes: [String!]!, $expiresInDays: Int) {
+        createServiceToken(name: $name, scopes: $scopes, expiresInDays: $expiresInDays) { token serviceToken { ...ServiceTokenFields } } }`,
+      [ServiceTokenFields],
+    ),
+    body: { name: 'name', scopes: 'scopes', expires_in_days: 'expiresInDays' },
+    status: 201,
+    respond: (d) => {
+      const { last_used_ip: _ip, ...token } = tokenJson(d.createServiceToken.serviceToken);
+      return { ...token, token: d.createServiceToken.token };
+    },
+  }),
+  route({
+    method: 'GET',
+    url: '/api/tokens',
+    document: graphql('query { me { serviceTokens { ...ServiceTokenFields } } }', [ServiceTokenFields]),
+    status: 200,
+    respond: (d) => ({ tokens: signedIn(d.me).serviceTokens.map(tokenJson) }),
+  }),
+  route({
+    method: 'DELETE',
+    url: '/api/tokens/:id',
+    document: graphql('mutation ($id: ID!) { revokeServiceToken(id: $id) }'),
+    params: { id: 'id' },
+    status: 204,
+  }),
+];

@@ -1,0 +1,66 @@
+// The service tokens' queries: the owner's list, creation under the account's row lock (the cap
+// of 50 holds under concurrent requests), revocation, the validation read by token hash, and the
+// minute's last-use write.
+import type { Db, DbHandle, Tx } from '../store.js';
+
+export interface TokenRow {
+  id: string;
+  name: string;
+  scopes: string[];
+  createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  lastUsedIp: string | null;
+}
+
+const LISTED = { id: true, name: true, scopes: true, createdAt: true, expiresAt: true, lastUsedAt: true, lastUsedIp: true } as const;
+
+export function listTokenRows(db: Db, accountId: string): Promise<TokenRow[]> {
+  return db.serviceToken.findMany({ where: { accountId }, select: LISTED, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+}
+
+/** Locks the account's row (creations queue behind each other); answers its live tokens and whether its address is verified. */
+export async function lockForNewToken(tx: Tx, accountId: string, now: Date): Promise<{ live: number; email: string } | null> {
+  const [account] = await tx.$queryRaw<{ email: string }[]>`SELECT email FROM accounts WHERE id = ${accountId} FOR UPDATE`;
+  if (!account) return null;
+  const live = await tx.serviceToken.count({ where: { accountId, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] } });
+  return { live, email: account.email };
+}
+
+export function insertTokenRow(
+  tx: Tx,
+  row: { accountId: string; name: string; tokenHash: string; scopes: string[]; createdAt: Date; expiresAt: Date | null },
+): Promise<TokenRow> {
+  return tx.serviceToken.create({ data: row, select: LISTED });
+}
+
+/** Deletes the account's token; answers what it was (null: none of the account's). */
+export async function deleteTokenRow(tx: Tx, accountId: string, id: string): Promise<{ name: string; tokenHash: string } | null> {
+  const rows = await tx.$queryRaw<{ name: string; token_hash: string }[]>`
+    DELETE FROM service_tokens WHERE id = ${id} AND account_id = ${accountId} RETURNING name, token_hash`;
+  const row = rows[0];
+  return row ? { name: row.name, tokenHash: row.token_hash } : null;
+}
+
+export interface TokenCheckRow {
+  id: string;
+  accountId: string;
+  scopes: string[];
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+}
+
+export function readTokenRow(db: DbHandle, tokenHash: string): Promise<TokenCheckRow | null> {
+  return db.serviceToken.findUnique({ where: { tokenHash }, select: { id: true, accountId: true, scopes: true, expiresAt: true, lastUsedAt: true } });
+}
+
+/** The minute's last-use write; an update, so a revoked (deleted) token stays deleted. */
+export async function touchTokenRow(db: DbHandle, id: string, at: Date, ip: string): Promise<void> {
+  await db.serviceToken.updateMany({ where: { id }, data: { lastUsedAt: at, lastUsedIp: ip } });
+}
+
+/** The hashes of every token of the account (their cache entries are tombstoned when they go). */
+export async function tokenHashesOf(db: DbHandle, accountId: string): Promise<string[]> {
+  const rows = await db.serviceToken.findMany({ where: { accountId }, select: { tokenHash: true } });
+  return rows.map((r) => r.tokenHash);
+}
