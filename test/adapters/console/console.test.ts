@@ -259,6 +259,37 @@ test('tunnels: create (host shown), rules error, discoverable switch serves the 
   await scratch.waitFor({ state: 'detached' });
 });
 
+test('access tokens: created after confirming it is you, shown once, reach the API in their scopes; revoke', needsChromium(), async () => {
+  letReauthWindowPass();
+  await page().getByRole('link', { name: 'Access tokens' }).click();
+  await page().waitForURL(url('/tokens'));
+  const form = page().locator('#new-token');
+  await form.getByLabel('Name').fill('laptop CLI');
+  // tunnels:read and tunnels:write are ticked by default; no expiry for this one.
+  await form.getByRole('combobox').selectOption({ label: 'No expiry' });
+  await form.getByRole('button', { name: 'Create token' }).click();
+  await confirmInDialog(page(), person.password);
+  const secret = form.getByRole('textbox', { name: 'The token "laptop CLI"' });
+  await secret.waitFor();
+  const token = await secret.inputValue();
+  assert.match(token, /^tsk_[0-9A-Za-z]{38}$/);
+  await assert.doesNotReject(form.getByText('Copy it now: it is not shown again.', { exact: false }).waitFor());
+  const row = page().locator('li.token').filter({ hasText: 'laptop CLI' });
+  await assert.doesNotReject(row.getByText('tunnels:read, tunnels:write').waitFor());
+  await checkPage(page(), 'tokens');
+  // The token lists the tunnels made above, and is refused where its scopes do not reach.
+  const tunnels = await s.request('/api/tunnels', { bearer: token });
+  assert.equal(tunnels.status, 200, tunnels.text);
+  assert.ok(tunnels.json.tunnels.some((t: { subdomain: string }) => t.subdomain === 'weather'));
+  assert.equal((await s.request('/api/sessions', { bearer: token })).status, 403);
+  await page().reload();
+  assert.equal(await page().getByRole('textbox', { name: /The token/ }).count(), 0, 'the secret is gone once the page is left');
+  await assert.doesNotReject(page().locator('li.token').filter({ hasText: 'laptop CLI' }).getByText(/from 127\.0\.0\.x|from /).waitFor());
+  await page().locator('li.token').filter({ hasText: 'laptop CLI' }).getByRole('button', { name: 'Revoke token laptop CLI' }).click();
+  await assert.doesNotReject(page().getByText('The token "laptop CLI" is revoked', { exact: false }).waitFor());
+  assert.equal((await s.request('/api/tunnels', { bearer: token })).status, 401);
+});
+
 test('sessions: this browser is marked, another session is revoked, and the activity pages back in time', needsChromium(), async () => {
   // Another device signs in 11 times (REST), so the activity holds more than one page.
   let other = '';

@@ -14,7 +14,7 @@ const gqlProviders = async (s: { request: ReturnType<typeof useServer>['request'
 describe('APP_URL is this server (the default)', () => {
   const s = useServer();
 
-  for (const path of ['/', '/sign-in', '/sign-up', '/forgot-password', '/mfa', '/account', '/security', '/tunnels', '/passkeys']) {
+  for (const path of ['/', '/sign-in', '/sign-up', '/forgot-password', '/mfa', '/account', '/security', '/tunnels', '/tokens', '/passkeys']) {
     test(`GET ${path} answers the console's shell with its strict CSP`, async () => {
       const r = await s.request(path);
       assert.equal(r.status, 200);

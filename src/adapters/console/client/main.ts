@@ -11,6 +11,7 @@ import { forgotPasswordView, signInView, signUpView, ssoErrorText } from './sign
 import { mfaView } from './mfa.js';
 import { takeResume, type Resume } from './reauth.js';
 import { tunnelsView } from './tunnels.js';
+import { tokensView } from './tokens.js';
 
 type Page = { title: string; auth: 'in' | 'out' | 'any'; render: (boot: Boot, me: Me | null) => Node | Promise<Node> };
 
@@ -37,6 +38,7 @@ const PAGES: Record<string, Page> = {
     },
   },
   '/tunnels': { title: 'Tunnels', auth: 'in', render: (_b, me) => tunnelsView(me!) },
+  '/tokens': { title: 'Access tokens', auth: 'in', render: () => tokensView() },
 };
 /** Paths other helpers' pages used; the console answers them. */
 const ALIASES: Record<string, string> = { '/passkeys': '/security', '/settings': '/account' };
@@ -55,6 +57,7 @@ function header(me: Me | null, path: string): HTMLElement {
             ['/account', 'Account'],
             ['/security', 'Security'],
             ['/tunnels', 'Tunnels'],
+            ['/tokens', 'Access tokens'],
           ].map(([href, text]) => h('li', {}, h('a', { href: href!, 'data-link': true, ...(path === href ? { 'aria-current': 'page' } : {}) }, text!))),
         ),
       )

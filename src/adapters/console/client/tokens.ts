@@ -1,0 +1,146 @@
+/// <reference lib="dom" />
+// Access tokens (API.md section 12): create one for the CLI or a CI job (name, scopes, expiry),
+// copy its secret while it is shown (once), see when each was last used, revoke.
+import { explain, gql } from './api.js';
+import { graphql, type ResultOf } from '../../documents/graphql.js';
+import { section } from './app.js';
+import { busy, field, formValues, h, statusLine, timeEl } from './dom.js';
+import { ReauthCancelled, withRecentAuth } from './reauth.js';
+
+const TokenFields = graphql('fragment TokenFields on ServiceToken { id name scopes createdAt expiresAt lastUsedAt lastUsedIp }');
+
+type Token = ResultOf<typeof TokenFields>;
+
+const SCOPES: [string, string][] = [
+  ['tunnels:read', 'Read tunnels'],
+  ['tunnels:write', 'Create, change and delete tunnels'],
+  ['account:read', 'Read the account profile'],
+];
+
+const EXPIRY: [string, string][] = [
+  ['30', '30 days'],
+  ['90', '90 days'],
+  ['366', 'One year'],
+  ['', 'No expiry'],
+];
+
+export async function tokensView(): Promise<Node> {
+  const status = statusLine();
+  const list = h('ul', { class: 'list tokens' });
+  const revealed = h('div', { class: 'revealed', hidden: true });
+
+  const load = async () => {
+    const data = await gql(graphql('query Tokens { me { serviceTokens { ...TokenFields } } }', [TokenFields]));
+    const tokens = data.me?.serviceTokens ?? [];
+    list.replaceChildren(...(tokens.length ? tokens.map(row) : [h('li', { class: 'muted' }, 'No access token yet.')]));
+  };
+
+  const row = (t: Token): HTMLElement => {
+    const expired = t.expiresAt !== null && Date.parse(t.expiresAt) <= Date.now();
+    const revoke = h('button', { type: 'button', class: 'secondary small', 'aria-label': `Revoke token ${t.name}` }, 'Revoke');
+    revoke.addEventListener('click', () => {
+      void busy(li, async () => {
+        try {
+          await gql(graphql('mutation RevokeToken($id: ID!) { revokeServiceToken(id: $id) }'), { id: t.id });
+          status.show('ok', `The token "${t.name}" is revoked: it no longer works anywhere.`);
+          await load();
+        } catch (err) {
+          status.show('error', explain(err));
+        }
+      });
+    });
+    const li = h(
+      'li',
+      { class: 'tunnel token', 'data-token-id': t.id },
+      h('div', { class: 'tunnel-head' }, h('h3', {}, t.name), revoke),
+      h(
+        'dl',
+        { class: 'facts' },
+        h('dt', {}, 'Scopes'),
+        h('dd', {}, t.scopes.join(', ')),
+        h('dt', {}, 'Created'),
+        h('dd', {}, timeEl(t.createdAt)),
+        h('dt', {}, 'Expires'),
+        h('dd', {}, t.expiresAt ? [timeEl(t.expiresAt), expired ? ' (expired)' : ''] : 'never'),
+        h('dt', {}, 'Last used'),
+        h('dd', {}, t.lastUsedAt ? [timeEl(t.lastUsedAt), ` from ${t.lastUsedIp ?? 'an unknown network'}`] : h('span', { class: 'muted' }, 'never')),
+      ),
+    );
+    return li;
+  };
+
+  const scopes = h(
+    'fieldset',
+    {},
+    h('legend', {}, 'Scopes'),
+    SCOPES.map(([value, label]) =>
+      h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'scope', value, ...(value.startsWith('tunnels') ? { checked: true } : {}) }), ` ${label} (`, h('code', {}, value), ')'),
+    ),
+  );
+  const expiry = h(
+    'label',
+    {},
+    'Expires after',
+    h('select', { name: 'expiry' }, EXPIRY.map(([value, label]) => h('option', { value, ...(value === '90' ? { selected: true } : {}) }, label))),
+  );
+  const form = h(
+    'form',
+    { novalidate: true, class: 'create-token' },
+    field('Name', { name: 'name', type: 'text', required: true, maxlength: 100, autocomplete: 'off', placeholder: 'CI deploy' }, 'What uses it, so you recognise it later.'),
+    scopes,
+    expiry,
+    h('button', { type: 'submit' }, 'Create token'),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const v = formValues(form);
+    const chosen = [...form.querySelectorAll<HTMLInputElement>('input[name="scope"]:checked')].map((i) => i.value);
+    const days = (form.querySelector('select[name="expiry"]') as HTMLSelectElement).value;
+    void busy(form, async () => {
+      try {
+        const { createServiceToken } = await withRecentAuth(() =>
+          gql(graphql(
+            'mutation CreateToken($name: String!, $scopes: [String!]!, $expiresInDays: Int) { createServiceToken(name: $name, scopes: $scopes, expiresInDays: $expiresInDays) { token serviceToken { ...TokenFields } } }',
+            [TokenFields],
+          ), { name: (v.name ?? '').trim(), scopes: chosen, expiresInDays: days ? Number(days) : null }),
+        );
+        show(createServiceToken.serviceToken.name, createServiceToken.token);
+        form.reset();
+        await load();
+      } catch (err) {
+        if (err instanceof ReauthCancelled) status.show('info', err.message);
+        else status.show('error', explain(err));
+      }
+    });
+  });
+
+  /** The secret, shown once with a copy button; gone when the page is left. */
+  const show = (name: string, token: string) => {
+    const value = h('input', { type: 'text', readonly: true, value: token, class: 'secret', 'aria-label': `The token "${name}"` });
+    const copy = h('button', { type: 'button', class: 'secondary small' }, 'Copy');
+    copy.addEventListener('click', () => {
+      value.select();
+      void navigator.clipboard?.writeText(token).then(
+        () => status.show('ok', 'Copied.'),
+        () => status.show('info', 'Select the token and copy it.'),
+      );
+    });
+    revealed.replaceChildren(
+      h('p', { role: 'status' }, `Your new token "${name}". Copy it now: it is not shown again.`),
+      h('div', { class: 'copy-row' }, value, copy),
+      h('p', { class: 'muted' }, 'Use it as ', h('code', {}, 'Authorization: Bearer <token>'), '.'),
+    );
+    revealed.hidden = false;
+  };
+
+  await load();
+  return h(
+    'div',
+    {},
+    h('h1', { tabindex: -1 }, 'Access tokens'),
+    h('p', { class: 'muted' }, 'Tokens let the tunnel CLI and CI jobs act for you, limited to their scopes. They never manage sessions, tokens or security settings.'),
+    section('New token', 'new-token', form, revealed),
+    status,
+    section('Your tokens', 'token-list', list),
+  );
+}
