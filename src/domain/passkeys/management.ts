@@ -9,6 +9,7 @@ import { methodCount } from '../identities/sign-in-methods.js';
 import { lockSignInMethods } from '../identities/store.js';
 import { passkeyName } from './names.js';
 import { deletePasskeyRow, findAccountPasskey, selectPasskeys, setPasskeyName, type PasskeyRow } from './store.js';
+import { isUuid } from '../ids.js';
 
 /** What these flows use of the domain's dependencies. */
 type FlowDeps = Pick<DomainDeps, 'clock' | 'db' | 'events' | 'mailNotify' | 'outbox'>;
@@ -16,7 +17,6 @@ type FlowDeps = Pick<DomainDeps, 'clock' | 'db' | 'events' | 'mailNotify' | 'out
 export const LAST_PASSKEY_MESSAGE =
   'This passkey is your only way to sign in. Set a password (use "Forgot password") or link a login provider before removing it.';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const noSuchPasskey = () => notFound('No such passkey.');
 
 export function listPasskeys(deps: Pick<DomainDeps, 'db'>, accountId: string): Promise<PasskeyRow[]> {
@@ -24,7 +24,7 @@ export function listPasskeys(deps: Pick<DomainDeps, 'db'>, accountId: string): P
 }
 
 export async function renamePasskey(deps: Pick<DomainDeps, 'db'>, accountId: string, id: string, rawName: string): Promise<PasskeyRow> {
-  if (!UUID.test(id)) throw noSuchPasskey();
+  if (!isUuid(id)) throw noSuchPasskey();
   const name = passkeyName(rawName);
   const row = await setPasskeyName(deps.db, accountId, id, name);
   if (!row) throw noSuchPasskey();
@@ -32,7 +32,7 @@ export async function renamePasskey(deps: Pick<DomainDeps, 'db'>, accountId: str
 }
 
 export async function deletePasskey(deps: FlowDeps, accountId: string, id: string, client: ClientInfo): Promise<void> {
-  if (!UUID.test(id)) throw noSuchPasskey();
+  if (!isUuid(id)) throw noSuchPasskey();
   await changeAccount(deps, accountId, async (tx, change) => {
     const methods = await lockSignInMethods(tx, accountId);
     const passkey = methods ? await findAccountPasskey(tx, accountId, id) : null;

@@ -4,18 +4,18 @@ import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { badRequest, noSuchSession } from '../errors.js';
 import { MAX_SESSIONS, accountSessions, revokeSessions, revokeSessionsAsChange } from './session.js';
 import { findAccountSession, selectLiveSessions, voidPendingSecondSteps, type SessionListRow } from './store.js';
+import { isUuid } from '../ids.js';
 
 /** What these flows use of the domain's dependencies. */
 type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailNotify' | 'outbox'>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function revokeOtherSession(deps: FlowDeps, viewer: Viewer, sessionId: string, client: ClientInfo): Promise<void> {
   if (sessionId === viewer.sessionId) {
     throw badRequest('This is the current session; use POST /auth/logout to end it.');
   }
   // Session ids are UUIDs; anything else (NUL bytes included, which PostgreSQL refuses) is unknown.
-  if (!UUID.test(sessionId)) throw noSuchSession();
+  if (!isUuid(sessionId)) throw noSuchSession();
   const row = await findAccountSession(deps.db, viewer.accountId, sessionId);
   if (!row) throw noSuchSession();
   await revokeSessionsAsChange(deps, viewer.accountId, [row], (_tx, change) =>

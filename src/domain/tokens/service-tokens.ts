@@ -13,6 +13,7 @@ import { tombstone } from '../sessions/session.js';
 import { generateServiceToken } from './format.js';
 import { parseScopes, type TokenScope } from './scopes.js';
 import { deleteTokenRow, insertTokenRow, listTokenRows, lockForNewToken, type TokenRow } from './store.js';
+import { isUuid } from '../ids.js';
 
 /** What these flows use of the domain's dependencies. */
 type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox' | 'policy'>;
@@ -86,11 +87,10 @@ export function listServiceTokens(deps: Pick<DomainDeps, 'db'>, accountId: strin
   return listTokenRows(deps.db, accountId);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Revokes the account's token; another account's answers like an unknown one (404). */
 export async function revokeServiceToken(deps: FlowDeps, accountId: string, id: string, client: ClientInfo): Promise<void> {
-  if (!UUID.test(id)) throw notFound('No such token.');
+  if (!isUuid(id)) throw notFound('No such token.');
   const gone = await changeAccount(deps, accountId, async (tx, change) => {
     const row = await deleteTokenRow(tx, accountId, id);
     if (!row) throw notFound('No such token.');
