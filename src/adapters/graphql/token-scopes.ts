@@ -14,7 +14,7 @@ const TUNNELS_WRITE: readonly string[] = ['tunnels:write'];
 const ANY: readonly string[] = ['account:read', 'tunnels:read', 'tunnels:write'];
 
 /** Schema coordinate (`Type.field`, or `Type.*` for every field of a type) → scopes that reach it. */
-const REACH: ReadonlyMap<string, readonly string[]> = new Map([
+export const REACH: ReadonlyMap<string, readonly string[]> = new Map([
   // `me` is the way to the account's profile and to its tunnels.
   ['Query.me', ANY],
   ['Account.id', ANY],
