@@ -44,8 +44,16 @@ function truncate(text: string, max: number): string {
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
 
-/** The card's fields as served on `host` (the default tunnel host or the custom domain). */
-function facts(config: CardConfig, tunnel: CardTunnel, host: string) {
+/** What every document says of the tunnel on `host` (the default tunnel host or the custom domain). */
+interface Facts {
+  label: string;
+  name: string;
+  description: string;
+  mcpUrl: string;
+  meta: { 'io.service/served-by': string; 'io.service/card-version': 1 };
+}
+
+function factsOf(config: CardConfig, tunnel: CardTunnel, host: string): Facts {
   const label = tunnelLabel(tunnel.subdomain, tunnel.slug);
   const onCustomDomain = tunnel.customDomain !== null && host === tunnel.customDomain;
   return {
@@ -58,8 +66,7 @@ function facts(config: CardConfig, tunnel: CardTunnel, host: string) {
 }
 
 /** The seed's card JSON (SEP-2127 as first drafted), byte for byte as it has always been. */
-export function cardJson(config: CardConfig, tunnel: CardTunnel, host: string): string {
-  const f = facts(config, tunnel, host);
+function seedJson(config: CardConfig, f: Facts, tools: readonly string[]): string {
   return JSON.stringify({
     $schema: config.cardSchemaUrl,
     name: f.name,
@@ -67,15 +74,14 @@ export function cardJson(config: CardConfig, tunnel: CardTunnel, host: string): 
     description: f.description,
     version: '1',
     capabilities: { tools: {} },
-    tools: tunnel.pinnedTools.map((name) => ({ name })),
+    tools: tools.map((name) => ({ name })),
     remotes: [{ type: 'streamable-http', endpoint: f.mcpUrl }],
     _meta: f.meta,
   });
 }
 
 /** The v1 card (current SEP-2127 draft): `remotes[].url`, no tool list (the names move to _meta). */
-export function v1CardJson(config: CardConfig, tunnel: CardTunnel, host: string): string {
-  const f = facts(config, tunnel, host);
+function v1Json(f: Facts, tools: readonly string[]): string {
   return JSON.stringify({
     $schema: V1_SCHEMA_URL,
     name: f.name,
@@ -83,21 +89,22 @@ export function v1CardJson(config: CardConfig, tunnel: CardTunnel, host: string)
     title: f.label,
     description: truncate(f.description, DESCRIPTION_MAX),
     remotes: [{ type: 'streamable-http', url: f.mcpUrl }],
-    _meta: { ...f.meta, 'io.service/tools': tunnel.pinnedTools },
+    _meta: { ...f.meta, 'io.service/tools': tools },
   });
 }
 
 /** The host's AI Catalog: one entry, the v1 card of the tunnel served there. */
-export function catalogJson(config: CardConfig, tunnel: CardTunnel, host: string): string {
-  const label = tunnelLabel(tunnel.subdomain, tunnel.slug);
+function catalogJson(config: CardConfig, f: Facts, host: string): string {
   return JSON.stringify({
     specVersion: '1.0',
-    entries: [{ identifier: `urn:air:${config.zone}:mcp:${label}`, type: V1_CARD_MEDIA_TYPE, url: `https://${host}${V1_CARD_PATH}` }],
+    entries: [{ identifier: `urn:air:${config.zone}:mcp:${f.label}`, type: V1_CARD_MEDIA_TYPE, url: `https://${host}${V1_CARD_PATH}` }],
   });
 }
 
 export const card = (tunnelId: string, json: string, v1: string, catalog: string): Card => ({ kind: 'card', tunnelId, json, v1, catalog });
 
 /** Every document of the tunnel's card on `host`, made together (one cache entry holds them all). */
-export const cardFor = (config: CardConfig, tunnel: CardTunnel, host: string): Card =>
-  card(tunnel.id, cardJson(config, tunnel, host), v1CardJson(config, tunnel, host), catalogJson(config, tunnel, host));
+export function cardFor(config: CardConfig, tunnel: CardTunnel, host: string): Card {
+  const f = factsOf(config, tunnel, host);
+  return card(tunnel.id, seedJson(config, f, tunnel.pinnedTools), v1Json(f, tunnel.pinnedTools), catalogJson(config, f, host));
+}

@@ -74,7 +74,7 @@ export async function validateSessionToken(deps: SessionDeps, token: string): Pr
   if (!isWellFormedToken(token)) return null;
   const tokenHash = hashToken(token);
   const now = deps.clock().getTime();
-  const session = await readThrough(deps, tokenHash, revive, (epoch) => readSession(deps, tokenHash, epoch), (s) => ttlFor(s, now));
+  const session = await readThrough(deps, tokenHash, SESSION_CREDENTIAL, now);
   if (!session) return null;
   if (session.expiresAt <= now || now >= session.createdAt + SESSION_ABSOLUTE_LIFETIME_MS) {
     await revokeSessions(deps, [{ id: session.id, tokenHash }]);
@@ -85,32 +85,34 @@ export async function validateSessionToken(deps: SessionDeps, token: string): Pr
 }
 
 /**
+ * How one kind of credential is cached: a constant per kind, so a check allocates no closure
+ * (the session check is a hot path).
+ */
+export interface CredentialKind<T extends { epoch: number }> {
+  revive(cached: string): T;
+  load(deps: Pick<SessionDeps, 'db'>, tokenHash: string, epoch: number): Promise<T | null>;
+  ttlMs(value: T, now: number): number;
+}
+
+/**
  * A credential (a session, or a service token: tokens/token-check.ts) through the cache keyed by
  * its hash: null when tombstoned; a miss, or an entry of an older revocation epoch, is loaded
  * from the database and cached, never over a tombstone written by a revocation that raced it.
  */
-export async function readThrough<T extends { epoch: number }>(
-  deps: SessionDeps,
-  tokenHash: string,
-  revive: (cached: string) => T,
-  load: (epoch: number) => Promise<T | null>,
-  ttlMs: (value: T) => number,
-): Promise<T | null> {
+export async function readThrough<T extends { epoch: number }>(deps: SessionDeps, tokenHash: string, kind: CredentialKind<T>, now: number): Promise<T | null> {
   const key = cacheKey(tokenHash);
   const cached = await orFallback(deps.cache.get(key), null);
   if (cached === REVOKED) return null;
   const epoch = await epochOf(deps);
-  const hit: T | null = cached ? revive(cached) : null;
+  const hit: T | null = cached ? kind.revive(cached) : null;
   // Cached before a revocation that could not reach the cache (or the epoch is unknown): ask the database.
   const stale = hit !== null && (hit.epoch !== epoch || epoch < 0);
   if (hit && !stale) return hit;
-  const value = await load(epoch);
+  const value = await kind.load(deps, tokenHash, epoch);
   if (!value || epoch < 0) return value;
   const json = JSON.stringify(value);
-  await orFallback(
-    stale ? deps.cache.setUnless(key, json, ttlMs(value), REVOKED) : deps.cache.setIfAbsent(key, json, ttlMs(value)).then(() => undefined),
-    undefined,
-  );
+  const ttl = kind.ttlMs(value, now);
+  await orFallback(stale ? deps.cache.setUnless(key, json, ttl, REVOKED) : deps.cache.setIfAbsent(key, json, ttl).then(() => undefined), undefined);
   return value;
 }
 
@@ -150,13 +152,14 @@ export async function recacheSession(deps: SessionDeps, tokenHash: string): Prom
   if (epoch < 0) return;
   const session = await readSession(deps, tokenHash, epoch);
   if (!session) return;
-  const now = deps.clock().getTime();
-  await orFallback(deps.cache.setUnless(cacheKey(tokenHash), JSON.stringify(session), ttlFor(session, now), REVOKED), undefined);
+  await recache(deps, tokenHash, session, ttlFor(session, deps.clock().getTime()));
 }
 
 function ttlFor(session: ValidSession, now: number): number {
   return Math.max(1000, Math.min(CACHE_TTL_MS, session.expiresAt - now));
 }
+
+const SESSION_CREDENTIAL: CredentialKind<ValidSession> = { revive, load: readSession, ttlMs: ttlFor };
 
 async function touch(deps: SessionDeps, session: ValidSession, now: number): Promise<void> {
   // One writer per session per minute across instances: the lock is keyed by the last_seen_at
@@ -173,7 +176,7 @@ async function touch(deps: SessionDeps, session: ValidSession, now: number): Pro
   if (!authenticatedAt) return;
   session.authenticatedAt = Math.max(session.authenticatedAt, authenticatedAt.getTime());
   // Atomically: a tombstone written meanwhile stays.
-  await orFallback(deps.cache.setUnless(cacheKey(session.tokenHash), JSON.stringify(session), ttlFor(session, now), REVOKED), undefined);
+  await recache(deps, session.tokenHash, session, ttlFor(session, now));
 }
 
 /** Deletes the rows and tombstones their cache entries. */

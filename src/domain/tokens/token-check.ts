@@ -6,7 +6,7 @@
 import { orFallback } from '../../infra/cache/cache.js';
 import { hashToken } from '../../infra/crypto/tokens.js';
 import { maskIp } from '../network.js';
-import { CACHE_TTL_MS, LAST_SEEN_INTERVAL_MS, readThrough, recache, type SessionDeps } from '../sessions/session.js';
+import { CACHE_TTL_MS, LAST_SEEN_INTERVAL_MS, readThrough, recache, type CredentialKind, type SessionDeps } from '../sessions/session.js';
 import { isWellFormedServiceToken } from './format.js';
 import { isTokenScope, type TokenScope } from './scopes.js';
 import { readTokenRow, touchTokenRow } from './store.js';
@@ -40,11 +40,13 @@ async function readToken(deps: Pick<SessionDeps, 'db'>, tokenHash: string, epoch
 
 const ttlFor = (t: ValidToken, now: number): number => Math.max(1000, Math.min(CACHE_TTL_MS, (t.expiresAt ?? Infinity) - now));
 
+const TOKEN_CREDENTIAL: CredentialKind<ValidToken> = { revive: (raw) => JSON.parse(raw) as ValidToken, load: readToken, ttlMs: ttlFor };
+
 export async function validateServiceToken(deps: SessionDeps, token: string, ip: string): Promise<ValidToken | null> {
   if (!isWellFormedServiceToken(token)) return null;
   const tokenHash = hashToken(token);
   const now = deps.clock().getTime();
-  const found = await readThrough(deps, tokenHash, (raw) => JSON.parse(raw) as ValidToken, (epoch) => readToken(deps, tokenHash, epoch), (t) => ttlFor(t, now));
+  const found = await readThrough(deps, tokenHash, TOKEN_CREDENTIAL, now);
   if (!found || (found.expiresAt !== null && found.expiresAt <= now)) return null;
   if (now - found.lastUsedAt >= LAST_SEEN_INTERVAL_MS) await touch(deps, found, now, ip);
   return found;
