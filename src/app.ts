@@ -16,6 +16,7 @@ import { registerHealthRoutes } from './adapters/http/routes/health.js';
 import { registerInternalTunnelRoutes } from './adapters/http/routes/internal-tunnels.js';
 import { createMetricsServer, registerMetricsRoute } from './adapters/http/routes/metrics.js';
 import { registerOAuthRoutes } from './adapters/http/routes/oauth.js';
+import { registerOAuthServerRoutes } from './adapters/http/routes/oauth-server.js';
 import { createHostRoutedServer } from './adapters/http/server.js';
 import { clearSessionCookie, clientInfo, registerSessionAuth, setSessionCookie } from './adapters/http/session-auth.js';
 import { trustProxyOption } from './adapters/http/client-ip.js';
@@ -92,6 +93,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   if (!withConsole) registerPasskeysPage(fastify, { serviceName: config.serviceName });
   if (!config.production) registerGraphiQLAssets(fastify);
   registerOAuthRoutes(fastify, deps);
+  registerOAuthServerRoutes(fastify, deps);
   registerInternalTunnelRoutes(fastify, deps, config.internalApiToken);
   registerHealthRoutes(fastify, deps);
   registerMetricsRoute(fastify, deps);

@@ -11,5 +11,6 @@ import './types/reauthentication.js';
 import './types/activity.js';
 import './types/providers.js';
 import './types/service-tokens.js';
+import './types/device.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

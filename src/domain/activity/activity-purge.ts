@@ -1,6 +1,7 @@
 // Keeps the security activity for 90 days, and drops spent second-step challenges (expired or
 // used: a sign-in that never came back for its second step leaves one behind, which otherwise
-// went only when the account next signed in). Every instance ticks; the deletes run under a
+// went only when the account next signed in), and device sign-in requests an hour after they
+// expired (until then a late poll still hears expired_token). Every instance ticks; the deletes run under a
 // transaction-level advisory lock, so one instance at a time does them (safe behind PgBouncer's
 // transaction pooling, since the lock ends with the transaction).
 import type { DomainDeps } from '../context.js';
@@ -16,13 +17,18 @@ export interface Purged {
   events: number;
   /** Second-step challenges expired or used. */
   challenges: number;
+  /** Device authorization requests an hour past their expiry. */
+  devices: number;
 }
+
+/** How long an expired device request is kept, so a late poll hears expired_token, not invalid_grant. */
+export const DEVICE_ROW_GRACE_MS = 3600 * 1000;
 
 /** Deletes what is past its time; says how much, or null when another instance held the lock. */
 export async function purgeExpired(deps: Pick<DomainDeps, 'db' | 'clock'>): Promise<Purged | null> {
   const now = deps.clock();
   const cutoff = new Date(now.getTime() - ACTIVITY_RETENTION_MS);
-  return purgeOldRows(deps.db, PURGE_LOCK_ID, cutoff, now);
+  return purgeOldRows(deps.db, PURGE_LOCK_ID, cutoff, now, new Date(now.getTime() - DEVICE_ROW_GRACE_MS));
 }
 
 /** Starts the hourly purge (and one shortly after start); returns the function that stops it. */
@@ -32,7 +38,7 @@ export function startActivityPurge(deps: Pick<DomainDeps, 'db' | 'clock' | 'logg
     if (running) return;
     running = purgeExpired(deps)
       .then((purged) => {
-        if (purged && (purged.events > 0 || purged.challenges > 0)) deps.logger.info(purged, 'expired security events and challenges purged');
+        if (purged && (purged.events > 0 || purged.challenges > 0 || purged.devices > 0)) deps.logger.info(purged, 'expired security events, challenges and device requests purged');
       })
       .catch((err: unknown) => deps.logger.error({ err: (err as Error).message }, 'purge of expired security events and challenges failed'))
       .finally(() => {

@@ -28,6 +28,7 @@ export const SECURITY_EVENT_TYPES = [
   'reauthenticated',
   'token_created',
   'token_revoked',
+  'device_approved',
 ] as const;
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];

@@ -35,6 +35,10 @@ export const LIMITS = {
    * recovery codes), whatever passwords or successes come between (API.md section 7a).
    */
   secondStepFailures: { name: 'second-step-failures', max: 10, windowMs: HOUR },
+  /** User-code attempts on the device page per client network; a right code is taken back (API.md section 12). */
+  deviceCodeGuesses: { name: 'device-code-guess', max: 10, windowMs: MINUTES_15 },
+  /** Device authorization requests per client network (each writes a row). */
+  deviceRequestsPerNetwork: { name: 'device-request', max: 30, windowMs: MINUTES_15 },
   /** The mfa-failed notice: at most one per account per hour. */
   mfaFailedNotice: { name: 'mfa-failed-notice', max: 1, windowMs: HOUR },
 } satisfies Record<string, Limit>;

@@ -6,14 +6,15 @@
 import { changeAccount } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { tokenCreated } from '../emails/messages.js';
-import { badRequest, conflict, notFound } from '../errors.js';
+import { AppError, badRequest, conflict, notFound } from '../errors.js';
 import { hashToken } from '../../infra/crypto/tokens.js';
 import { guardAddition } from '../sessions/recent-auth.js';
 import { tombstone } from '../sessions/session.js';
-import { generateServiceToken } from './format.js';
+import { generateServiceToken, isServiceTokenLike } from './format.js';
 import { parseScopes, type TokenScope } from './scopes.js';
-import { deleteTokenRow, insertTokenRow, listTokenRows, lockForNewToken, type TokenRow } from './store.js';
+import { deleteTokenRow, insertTokenRow, listTokenRows, lockForNewToken, readTokenRow, type TokenRow } from './store.js';
 import { isUuid } from '../ids.js';
+import type { Tx } from '../store.js';
 
 /** What these flows use of the domain's dependencies. */
 type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox' | 'policy'>;
@@ -49,16 +50,21 @@ function expiryDays(raw: unknown): number | null {
   return raw;
 }
 
-/** A new token for the account, recorded and announced to its owner. */
+/**
+ * A new token for the account, recorded and announced to its owner. `claim` runs first in the
+ * same transaction (the device grant's single exchange): when it throws, nothing is issued.
+ */
 export async function issueServiceToken(
   deps: FlowDeps,
   accountId: string,
   spec: { name: string; scopes: TokenScope[]; expiresInDays: number | null },
   client: ClientInfo,
+  claim?: (tx: Tx) => Promise<void>,
 ): Promise<CreatedToken> {
   const token = generateServiceToken();
   const now = deps.clock();
   const row = await changeAccount(deps, accountId, async (tx, change) => {
+    if (claim) await claim(tx);
     const account = await lockForNewToken(tx, accountId, now);
     if (!account) throw notFound();
     if (account.live >= MAX_LIVE_TOKENS) throw conflict(`At most ${MAX_LIVE_TOKENS} live service tokens; revoke one first.`);
@@ -98,4 +104,20 @@ export async function revokeServiceToken(deps: FlowDeps, accountId: string, id: 
     return row;
   });
   await tombstone(deps, [gone.tokenHash]);
+}
+
+/**
+ * POST /oauth/revoke (RFC 7009): whoever holds a token may revoke it, without telling anyone
+ * whether it was one (the caller answers 200 whatever happened).
+ */
+export async function revokeServiceTokenByValue(deps: FlowDeps, token: string, client: ClientInfo): Promise<void> {
+  if (!isServiceTokenLike(token)) return;
+  const row = await readTokenRow(deps.db, hashToken(token));
+  if (!row) return;
+  try {
+    await revokeServiceToken(deps, row.accountId, row.id, client);
+  } catch (err) {
+    // Revoked by a concurrent request meanwhile: the outcome asked for.
+    if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
+  }
 }

@@ -23,8 +23,12 @@ export function listTokenRows(db: Db, accountId: string): Promise<TokenRow[]> {
 export async function lockForNewToken(tx: Tx, accountId: string, now: Date): Promise<{ live: number; email: string } | null> {
   const [account] = await tx.$queryRaw<{ email: string }[]>`SELECT email FROM accounts WHERE id = ${accountId} FOR UPDATE`;
   if (!account) return null;
-  const live = await tx.serviceToken.count({ where: { accountId, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] } });
-  return { live, email: account.email };
+  return { live: await countLiveTokens(tx, accountId, now), email: account.email };
+}
+
+/** The account's unexpired tokens (the cap of 50). */
+export function countLiveTokens(db: DbHandle, accountId: string, now: Date): Promise<number> {
+  return db.serviceToken.count({ where: { accountId, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] } });
 }
 
 export function insertTokenRow(

@@ -44,9 +44,9 @@ export function smtpTransport(url: string): MailTransport {
   };
 }
 
-/** Redacts `token=` values: a log line may show where a link goes, never what opens it. */
+/** Redacts `token=` (and the device page's `user_code=`) values: a log line may show where a link goes, never what opens it. */
 export function redactLinks(text: string): string {
-  return text.replace(/([?&]token=)[^\s&"'<>]+/g, '$1[redacted]');
+  return text.replace(/([?&](?:token|user_code)=)[^\s&"'<>]+/g, '$1[redacted]');
 }
 
 export function fileTransport(dataDir: string, logger: Logger): MailTransport {

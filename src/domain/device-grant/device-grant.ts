@@ -1,0 +1,216 @@
+// The device authorization grant (API.md section 12, RFC 8628) for the tunnel CLI, on this
+// project's own token machinery (docs/adr/0013-device-grant-on-service-tokens.md): the device
+// asks for codes, the signed-in person approves or denies its user code in the console, and the
+// device's poll exchanges the approval, exactly once, for a new service token named after the
+// device's user agent, with the approved scopes and no expiry; it is then listed and revoked with
+// the account's other tokens.
+//
+// Guessing: every user-code attempt is counted per network before the code is looked at, and a
+// right one is taken back, so 10 wrong codes in 15 minutes stop that network. Polling: a poll
+// sooner than the interval answers slow_down and adds 5 s to it (RFC 8628 section 3.5), under the
+// row's lock, so concurrent polls cannot both pass.
+import { changeAccount } from '../activity/account-change.js';
+import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
+import { AppError, conflict, notFound } from '../errors.js';
+import { consume, LIMITS, reserve, settleAll } from '../limits/rate-limit.js';
+import { maskIp, networkOf } from '../network.js';
+import { guardAddition } from '../sessions/recent-auth.js';
+import { inTransaction } from '../store.js';
+import { isTokenScope, type TokenScope, TOKEN_SCOPES } from '../tokens/scopes.js';
+import { issueServiceToken, MAX_LIVE_TOKENS } from '../tokens/service-tokens.js';
+import { countLiveTokens } from '../tokens/store.js';
+import { generateToken, hashToken } from '../../infra/crypto/tokens.js';
+import { OAuthError } from './oauth-error.js';
+import {
+  decideDeviceRow,
+  findPendingByUserCode,
+  insertDeviceRow,
+  lockByDeviceCode,
+  markExchanged,
+  recordPoll,
+  releaseExpiredUserCode,
+  type DeviceRow,
+} from './store.js';
+import { displayUserCode, generateUserCode, normaliseUserCode } from './user-code.js';
+
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox' | 'policy'>;
+
+/** The one client of the grant (the tunnel CLI); section 13 adds others to the authorization server. */
+export const DEVICE_CLIENT_ID = 'tunnel-cli';
+export const DEVICE_CODE_TTL_SECONDS = 600;
+export const POLL_INTERVAL_SECONDS = 5;
+/** RFC 8628 section 3.5: each slow_down adds 5 seconds. */
+export const SLOW_DOWN_STEP_SECONDS = 5;
+export const DEFAULT_DEVICE_SCOPES: readonly TokenScope[] = ['tunnels:read', 'tunnels:write'];
+const TOKEN_NAME_MAX = 100;
+
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+export interface DeviceCodes {
+  deviceCode: string;
+  /** XXXX-XXXX. */
+  userCode: string;
+  expiresIn: number;
+  interval: number;
+}
+
+function requireClient(clientId: unknown): void {
+  if (clientId !== DEVICE_CLIENT_ID) throw new OAuthError('invalid_client', 'Unknown client_id.');
+}
+
+/** `scope` of the device request: space-separated known scopes; absent or empty: the default. */
+export function parseDeviceScope(raw: unknown): TokenScope[] {
+  if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) return [...DEFAULT_DEVICE_SCOPES];
+  if (typeof raw !== 'string') throw new OAuthError('invalid_scope', 'scope: space-separated scopes.');
+  const asked = raw.trim().split(/ +/);
+  const unknown = asked.find((s) => !isTokenScope(s));
+  if (unknown !== undefined) throw new OAuthError('invalid_scope', `Unknown scope ${JSON.stringify(unknown)}; use ${TOKEN_SCOPES.join(', ')}.`);
+  return TOKEN_SCOPES.filter((s) => asked.includes(s));
+}
+
+/** POST /oauth/device_authorization. */
+export async function startDeviceAuthorization(deps: Pick<DomainDeps, 'cache' | 'clock' | 'db'>, input: { clientId: unknown; scope: unknown }, client: ClientInfo): Promise<DeviceCodes> {
+  requireClient(input.clientId);
+  const scopes = parseDeviceScope(input.scope);
+  const network = networkOf(client.ip) ?? client.ip;
+  const { allowed, retryAfterSeconds } = await consume(deps.cache, LIMITS.deviceRequestsPerNetwork, network);
+  if (!allowed) throw new OAuthError('temporarily_unavailable', 'Too many sign-in requests from this network. Try again later.', retryAfterSeconds);
+  const now = deps.clock();
+  const deviceCode = generateToken(32);
+  for (let attempt = 0; ; attempt++) {
+    const userCode = generateUserCode();
+    const userCodeHash = hashToken(userCode);
+    await releaseExpiredUserCode(deps.db, userCodeHash, now);
+    try {
+      await insertDeviceRow(deps.db, {
+        deviceCodeHash: hashToken(deviceCode),
+        userCodeHash,
+        clientId: DEVICE_CLIENT_ID,
+        scopes,
+        userAgent: client.userAgent,
+        ip: client.ip,
+        intervalSeconds: POLL_INTERVAL_SECONDS,
+        expiresAt: new Date(now.getTime() + DEVICE_CODE_TTL_SECONDS * 1000),
+        createdAt: now,
+      });
+      return { deviceCode, userCode: displayUserCode(userCode), expiresIn: DEVICE_CODE_TTL_SECONDS, interval: POLL_INTERVAL_SECONDS };
+    } catch (err) {
+      // A live request holds this user code (1 in 2.6·10^10 per live request): draw another.
+      if (attempt < 3 && isUniqueViolation(err)) continue;
+      throw err;
+    }
+  }
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'P2002';
+}
+
+/** `Tunnel CLI (<user agent>)`, within the 100 characters of a token name. */
+export function deviceTokenName(userAgent: string): string {
+  const agent = userAgent.trim() || 'unknown device';
+  const room = TOKEN_NAME_MAX - 'Tunnel CLI ()'.length;
+  const chars = [...agent];
+  return `Tunnel CLI (${chars.length > room ? `${chars.slice(0, room - 1).join('')}…` : agent})`;
+}
+
+export interface DeviceToken {
+  accessToken: string;
+  scope: string;
+}
+
+/** POST /oauth/token with the device-code grant: the token once approved, else the RFC's error. */
+export async function exchangeDeviceCode(deps: FlowDeps, input: { deviceCode: unknown; clientId: unknown }, client: ClientInfo): Promise<DeviceToken> {
+  requireClient(input.clientId);
+  if (typeof input.deviceCode !== 'string' || input.deviceCode === '') throw new OAuthError('invalid_request', 'device_code is required.');
+  const deviceCodeHash = hashToken(input.deviceCode);
+  const now = deps.clock();
+  const approved = await inTransaction(deps.db, async (tx) => {
+    const row = await lockByDeviceCode(tx, deviceCodeHash);
+    if (!row || row.clientId !== DEVICE_CLIENT_ID || row.status === 'exchanged') throw new OAuthError('invalid_grant', 'Unknown or already used device_code.');
+    if (row.expiresAt.getTime() <= now.getTime()) throw new OAuthError('expired_token', 'The device code has expired. Start the sign-in again.');
+    if (row.status === 'denied') throw new OAuthError('access_denied', 'The sign-in was denied.');
+    if (row.status === 'approved') return row;
+    const early = row.lastPolledAt !== null && now.getTime() - row.lastPolledAt.getTime() < row.intervalSeconds * 1000;
+    const interval = early ? row.intervalSeconds + SLOW_DOWN_STEP_SECONDS : row.intervalSeconds;
+    await recordPoll(tx, row.id, now, interval);
+    return early ? ({ slowDown: interval } as const) : null;
+  });
+  if (approved === null) throw new OAuthError('authorization_pending', 'Waiting for the sign-in to be approved.');
+  if ('slowDown' in approved) throw new OAuthError('slow_down', `Polling too fast: wait ${approved.slowDown} seconds between requests.`);
+  return issueForDevice(deps, approved, client);
+}
+
+async function issueForDevice(deps: FlowDeps, row: DeviceRow, client: ClientInfo): Promise<DeviceToken> {
+  const scopes = row.scopes.filter(isTokenScope);
+  try {
+    const { token } = await issueServiceToken(deps, row.accountId!, { name: deviceTokenName(row.userAgent), scopes, expiresInDays: null }, client, async (tx) => {
+      if (!(await markExchanged(tx, row.id, deps.clock()))) throw new OAuthError('invalid_grant', 'Unknown or already used device_code.');
+    });
+    return { accessToken: token, scope: scopes.join(' ') };
+  } catch (err) {
+    if (err instanceof OAuthError) throw err;
+    if (err instanceof AppError && err.code === 'CONFLICT') throw new OAuthError('invalid_grant', err.message);
+    throw err;
+  }
+}
+
+export interface DeviceRequestView {
+  clientId: string;
+  scopes: string[];
+  requestedAt: Date;
+  /** Of the device's request, masked. */
+  ip: string;
+  userAgent: string;
+}
+
+/**
+ * A user-code attempt: counted against the network's limit first (429 past it); an unknown,
+ * expired, decided or malformed code is 404 and stays counted; a right one is taken back.
+ */
+async function attempt<T>(deps: Pick<DomainDeps, 'cache'>, rawCode: unknown, client: ClientInfo, use: (userCodeHash: string) => Promise<T | null>): Promise<T> {
+  const network = networkOf(client.ip) ?? client.ip;
+  await reserve(deps.cache, LIMITS.deviceCodeGuesses, network, 'Too many wrong codes from this network. Try again later.');
+  const code = normaliseUserCode(rawCode);
+  const found = code === null ? null : await use(hashToken(code));
+  if (found === null) throw notFound('No sign-in request has this code, or it has expired. Check the code your device shows.');
+  await settleAll(deps.cache, [{ limit: LIMITS.deviceCodeGuesses, subject: network }], []);
+  return found;
+}
+
+const view = (row: DeviceRow): DeviceRequestView => ({ clientId: row.clientId, scopes: row.scopes, requestedAt: row.createdAt, ip: maskIp(row.ip), userAgent: row.userAgent });
+
+/** POST /api/device/lookup: what the device asked for, so the person can decide. */
+export function lookupDeviceRequest(deps: FlowDeps, _viewer: Viewer, userCode: unknown, client: ClientInfo): Promise<DeviceRequestView> {
+  return attempt(deps, userCode, client, async (hash) => {
+    const row = await findPendingByUserCode(deps.db, hash, deps.clock());
+    return row && view(row);
+  });
+}
+
+/** POST /api/device/approve: needs a verified address and a recent sign-in (section 7a). */
+export async function approveDevice(deps: FlowDeps, viewer: Viewer, userCode: unknown, client: ClientInfo): Promise<void> {
+  await guardAddition(deps, viewer, { verified: true, recent: true });
+  await attempt(deps, userCode, client, (hash) =>
+    changeAccount(deps, viewer.accountId, async (tx, change) => {
+      const now = deps.clock();
+      const row = await decideDeviceRow(tx, hash, 'approved', viewer.accountId, now);
+      if (!row) return null;
+      if ((await countLiveTokens(tx, viewer.accountId, now)) >= MAX_LIVE_TOKENS) throw conflict(`At most ${MAX_LIVE_TOKENS} live service tokens; revoke one first.`);
+      await change.record({
+        type: 'device_approved',
+        client,
+        at: now,
+        detail: { client_id: row.clientId, scopes: row.scopes.join(' '), device_ip: maskIp(row.ip), device: row.userAgent.slice(0, 200) },
+      });
+      return row;
+    }),
+  );
+}
+
+/** POST /api/device/deny: the device's next poll answers access_denied. */
+export async function denyDevice(deps: FlowDeps, viewer: Viewer, userCode: unknown, client: ClientInfo): Promise<void> {
+  await attempt(deps, userCode, client, (hash) =>
+    changeAccount(deps, viewer.accountId, (tx) => decideDeviceRow(tx, hash, 'denied', viewer.accountId, deps.clock())),
+  );
+}
