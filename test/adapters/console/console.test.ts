@@ -290,6 +290,71 @@ test('access tokens: created after confirming it is you, shown once, reach the A
   assert.equal((await s.request('/api/tunnels', { bearer: token })).status, 401);
 });
 
+test('connect a device: the CLI link survives signing in; approve (and again after confirming it is you) or deny', needsChromium(), async () => {
+  const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+  const cli = (path: string, params: Record<string, string>) =>
+    s.request(path, { method: 'POST', body: new URLSearchParams(params).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'tunnel-cli/2.0 (test)' } });
+  const startDevice = async () => {
+    const r = await cli('/oauth/device_authorization', { client_id: 'tunnel-cli' });
+    assert.equal(r.status, 200, r.text);
+    return r.json as { device_code: string; user_code: string; verification_uri: string; verification_uri_complete: string };
+  };
+  const poll = (d: { device_code: string }) => cli('/oauth/token', { grant_type: GRANT, device_code: d.device_code, client_id: 'tunnel-cli' });
+
+  // Signed out, the CLI's complete link goes through sign-in and comes back with its code.
+  await signOut(page());
+  const first = await startDevice();
+  assert.equal(first.verification_uri, url('/device'));
+  await page().goto(first.verification_uri_complete);
+  await page().waitForURL(url('/sign-in'));
+  await page().getByLabel('Email', { exact: true }).fill(person.email);
+  await page().getByLabel('Password', { exact: true }).fill(person.password);
+  await page().getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page().waitForURL(url('/device'));
+  const request = main().locator('.device-request');
+  await assert.doesNotReject(request.getByText('Tunnel CLI', { exact: true }).waitFor());
+  await assert.doesNotReject(request.getByText(first.user_code, { exact: true }).waitFor());
+  await assert.doesNotReject(request.getByText('Create, change and delete your tunnels').waitFor());
+  await assert.doesNotReject(request.getByText('127.0.0.x', { exact: true }).waitFor());
+  await assert.doesNotReject(request.getByText('tunnel-cli/2.0 (test)', { exact: true }).waitFor());
+  assert.equal(new URL(page().url()).search, '', 'the code is taken out of the address bar');
+  await checkPage(page(), 'device');
+  assert.equal((await poll(first)).json.error, 'authorization_pending');
+  await main().getByRole('button', { name: 'Approve', exact: true }).click();
+  await assert.doesNotReject(main().getByText('Device connected. You can go back to your terminal.').waitFor());
+  const issued = await poll(first);
+  assert.equal(issued.status, 200, issued.text);
+  assert.match(issued.json.access_token, /^tsk_/);
+  assert.equal((await s.request('/api/tunnels', { bearer: issued.json.access_token })).status, 200);
+
+  // Typed by hand (case and dash do not matter), then denied.
+  const second = await startDevice();
+  await page().getByLabel('Code', { exact: true }).fill(second.user_code.replace('-', '').toLowerCase());
+  await main().getByRole('button', { name: 'Continue', exact: true }).click();
+  await main().getByRole('button', { name: 'Deny', exact: true }).click();
+  await assert.doesNotReject(main().getByText('Denied: the device was not signed in.').waitFor());
+  assert.equal((await poll(second)).json.error, 'access_denied');
+
+  // A wrong code is explained; once the recent sign-in is over, approving asks who you are first.
+  await page().getByLabel('Code', { exact: true }).fill('BCDF-GHJK');
+  await main().getByRole('button', { name: 'Continue', exact: true }).click();
+  await assert.doesNotReject(page().getByText('No sign-in request has this code', { exact: false }).waitFor());
+  letReauthWindowPass();
+  const third = await startDevice();
+  await page().getByLabel('Code', { exact: true }).fill(third.user_code);
+  await main().getByRole('button', { name: 'Continue', exact: true }).click();
+  await main().getByRole('button', { name: 'Approve', exact: true }).click();
+  await confirmInDialog(page(), person.password);
+  await assert.doesNotReject(main().getByText('Device connected. You can go back to your terminal.').waitFor());
+  assert.equal((await poll(third)).status, 200);
+
+  // Both devices' tokens are listed with the rest, named after the CLI.
+  await page().getByRole('link', { name: 'Access tokens' }).click();
+  await page().waitForURL(url('/tokens'));
+  await assert.doesNotReject(page().locator('li.token').filter({ hasText: 'Tunnel CLI (tunnel-cli/2.0 (test))' }).first().waitFor());
+  assert.equal(await page().locator('li.token').filter({ hasText: 'Tunnel CLI (tunnel-cli/2.0 (test))' }).count(), 2);
+});
+
 test('sessions: this browser is marked, another session is revoked, and the activity pages back in time', needsChromium(), async () => {
   // Another device signs in 11 times (REST), so the activity holds more than one page.
   let other = '';
@@ -317,9 +382,14 @@ test('sessions: this browser is marked, another session is revoked, and the acti
   const activity = page().locator('#activity');
   await page().reload();
   await page().waitForFunction(() => document.querySelectorAll('#activity li').length === 10);
-  await activity.getByRole('button', { name: 'Show older' }).click();
-  await page().waitForFunction(() => document.querySelectorAll('#activity li').length > 10);
-  await activity.getByRole('button', { name: 'Show older' }).waitFor({ state: 'hidden' });
+  // Pages of 10, back to the first event.
+  const older = activity.getByRole('button', { name: 'Show older' });
+  for (let shown = 10; await older.isVisible(); shown += 10) {
+    assert.ok(shown < 100, 'the activity ends');
+    await older.click();
+    await page().waitForFunction((n) => document.querySelectorAll('#activity li').length > n || !document.querySelector('#activity-more:not([hidden])'), shown);
+  }
+  assert.ok((await activity.locator('li').count()) > 10);
   assert.match((await activity.textContent()) ?? '', /Signed in with password/);
   assert.match((await activity.textContent()) ?? '', /Session revoked/);
   assert.match((await activity.textContent()) ?? '', /Password changed/);

@@ -56,6 +56,21 @@ export function section(title: string, id: string, ...children: Child[]): HTMLEl
   return h('section', { class: 'card', id, 'aria-labelledby': headingId }, h('h2', { id: headingId }, title), ...children);
 }
 
+const RETURN_KEY = 'console:return';
+
+/** A signed-out visitor of `path` (e.g. /device?user_code=…) comes back to it after signing in. */
+export function returnAfterSignIn(path: string): void {
+  sessionStorage.setItem(RETURN_KEY, path);
+}
+
+/** Where a fresh sign-in goes: the page that sent the visitor to sign in, else the account. */
+export function signedInHome(): string {
+  const path = sessionStorage.getItem(RETURN_KEY);
+  sessionStorage.removeItem(RETURN_KEY);
+  // Only this console's own paths: never an address taken from elsewhere.
+  return path !== null && /^\/[a-z-]+(\?[\w=&%-]*)?$/.test(path) ? path : '/account';
+}
+
 /** After a first step on an account with two-step sign-in on: the /mfa page asks for a code. */
 export function toSecondStep(mfaToken: string): void {
   state.mfaToken = mfaToken;

@@ -4,7 +4,7 @@
 import { accountView } from './account.js';
 import { explain, gql } from './api.js';
 import { graphql } from '../../documents/graphql.js';
-import { flash, link, loadBoot, providerLabel, setNavigate, state, type Boot, type Me } from './app.js';
+import { flash, link, loadBoot, providerLabel, returnAfterSignIn, setNavigate, signedInHome, state, type Boot, type Me } from './app.js';
 import { h, statusLine } from './dom.js';
 import { securityView } from './security.js';
 import { forgotPasswordView, signInView, signUpView, ssoErrorText } from './signed-out.js';
@@ -12,6 +12,7 @@ import { mfaView } from './mfa.js';
 import { takeResume, type Resume } from './reauth.js';
 import { tunnelsView } from './tunnels.js';
 import { tokensView } from './tokens.js';
+import { deviceView } from './device.js';
 
 type Page = { title: string; auth: 'in' | 'out' | 'any'; render: (boot: Boot, me: Me | null) => Node | Promise<Node> };
 
@@ -39,6 +40,7 @@ const PAGES: Record<string, Page> = {
   },
   '/tunnels': { title: 'Tunnels', auth: 'in', render: (_b, me) => tunnelsView(me!) },
   '/tokens': { title: 'Access tokens', auth: 'in', render: () => tokensView() },
+  '/device': { title: 'Connect a device', auth: 'in', render: () => deviceView() },
 };
 /** Paths other helpers' pages used; the console answers them. */
 const ALIASES: Record<string, string> = { '/passkeys': '/security', '/settings': '/account' };
@@ -140,11 +142,17 @@ async function render(rawPath: string, opts: { keepFocus?: boolean } = {}): Prom
       // Confirmed with the provider: the action that asked for it goes on.
       const next = takeResume();
       if (next?.kind === 'link') return location.assign(`/auth/oauth/${encodeURIComponent(next.provider)}/start?intent=link`);
+      if (next?.kind === 'device') {
+        flash('ok', `Confirmed with ${providerLabel(reauthed)}. Approve the device now.`);
+        return go(`/device?user_code=${encodeURIComponent(next.userCode)}`, true);
+      }
       resume = next;
       flash('ok', `Confirmed with ${providerLabel(reauthed)}. You can add a way to sign in for the next few minutes.`);
     }
     // A link or confirmation (from Security) comes back there; a sign-in goes to the account page.
-    path = me ? (linked || error || reauthed ? '/security' : '/account') : '/sign-in';
+    path = me ? (linked || error || reauthed ? '/security' : signedInHome()) : '/sign-in';
+    // Back to the page that sent the visitor to sign in, with its query (the device code).
+    if (path.includes('?')) return go(path, true);
     const keep = error && !me ? location.search : '';
     history.replaceState(null, '', path + keep);
   }
@@ -155,6 +163,8 @@ async function render(rawPath: string, opts: { keepFocus?: boolean } = {}): Prom
     return;
   }
   if (page.auth === 'in' && !me) {
+    // Signing in first, then back here (the device page keeps its code).
+    if (path === '/device') returnAfterSignIn(path + location.search);
     path = '/sign-in';
     history.replaceState(null, '', path);
     page = PAGES[path]!;

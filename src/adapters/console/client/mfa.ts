@@ -3,7 +3,7 @@
 // with ?token=) on an account with two-step on, a TOTP code or a recovery code finishes it.
 import { ApiError, explain, gql } from './api.js';
 import { graphql } from '../../documents/graphql.js';
-import { link, navigate, state } from './app.js';
+import { link, navigate, signedInHome, state } from './app.js';
 import { busy, field, formValues, h, statusLine } from './dom.js';
 
 export function mfaView(): Node {
@@ -41,7 +41,7 @@ export function mfaView(): Node {
       try {
         await gql(graphql('mutation VerifyMfa($mfaToken: String!, $code: String!) { verifyMfa(mfaToken: $mfaToken, code: $code) { emailVerified } }'), { mfaToken: token, code });
         state.mfaToken = null;
-        navigate('/account', { replace: true });
+        navigate(signedInHome(), { replace: true });
       } catch (err) {
         if (err instanceof ApiError && err.code === 'UNAUTHENTICATED') status.show('error', 'That code is not right. Check the time on your device and try again.');
         else if (err instanceof ApiError && err.code === 'BAD_REQUEST') {

@@ -13,7 +13,7 @@ import { providerLabel } from './app.js';
 import { busy, field, formValues, h, statusLine } from './dom.js';
 
 /** An action the console takes up again after a provider re-authentication. */
-export type Resume = { kind: 'add-passkey' } | { kind: 'link'; provider: string };
+export type Resume = { kind: 'add-passkey' } | { kind: 'link'; provider: string } | { kind: 'device'; userCode: string };
 
 const RESUME_KEY = 'console:resume';
 

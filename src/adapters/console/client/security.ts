@@ -432,6 +432,9 @@ const EVENT_TEXT: Record<string, string> = {
   passkey_removed: 'Passkey removed',
   slug_changed: 'Slug changed',
   reauthenticated: 'Confirmed it was you',
+  token_created: 'Access token created',
+  token_revoked: 'Access token revoked',
+  device_approved: 'Device signed in',
 };
 
 function eventDetail(e: SecurityEvent): string {
@@ -444,6 +447,8 @@ function eventDetail(e: SecurityEvent): string {
   if (typeof d.new_email === 'string') parts.push(`to ${d.new_email}`);
   if (typeof d.during === 'string') parts.push(`(${d.during})`);
   if (typeof d.reason === 'string') parts.push(`(${d.reason})`);
+  if (typeof d.name === 'string') parts.push(`“${d.name}”`);
+  if (typeof d.device_ip === 'string') parts.push(`from ${d.device_ip}`);
   return parts.join(' ');
 }
 

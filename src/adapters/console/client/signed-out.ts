@@ -5,7 +5,7 @@ import { browserSupportsWebAuthn, startAuthentication, type PublicKeyCredentialR
 import { ApiError, explain, gql } from './api.js';
 import { graphql } from '../../documents/graphql.js';
 import { fromJsonObject, toJsonObject } from './json-object.js';
-import { flash, link, navigate, providerLabel, toSecondStep, type Boot } from './app.js';
+import { flash, link, navigate, providerLabel, signedInHome, toSecondStep, type Boot } from './app.js';
 import { busy, field, formValues, h, statusLine, type StatusLine } from './dom.js';
 
 const SSO_ERRORS: Record<string, string> = {
@@ -94,7 +94,7 @@ export function signInView(boot: Boot): Node {
       try {
         const result = await passwordLogin(v.email!, v.password!);
         if (result.kind === 'mfa') toSecondStep(result.mfaToken);
-        else navigate('/account');
+        else navigate(signedInHome());
       } catch (err) {
         status.show('error', err instanceof ApiError && err.code === 'UNAUTHENTICATED' ? 'That email and password do not match an account.' : explain(err));
       }
@@ -105,7 +105,7 @@ export function signInView(boot: Boot): Node {
     : null;
   passkey?.addEventListener('click', () => {
     void busy(passkey.parentElement!, async () => {
-      if (await passkeySignIn(status)) navigate('/account');
+      if (await passkeySignIn(status)) navigate(signedInHome());
     });
   });
   return h(

@@ -3,7 +3,7 @@
 // copy its secret while it is shown (once), see when each was last used, revoke.
 import { explain, gql } from './api.js';
 import { graphql, type ResultOf } from '../../documents/graphql.js';
-import { section } from './app.js';
+import { link, section } from './app.js';
 import { busy, field, formValues, h, statusLine, timeEl } from './dom.js';
 import { ReauthCancelled, withRecentAuth } from './reauth.js';
 
@@ -139,6 +139,7 @@ export async function tokensView(): Promise<Node> {
     {},
     h('h1', { tabindex: -1 }, 'Access tokens'),
     h('p', { class: 'muted' }, 'Tokens let the tunnel CLI and CI jobs act for you, limited to their scopes. They never manage sessions, tokens or security settings.'),
+    h('p', {}, 'Signing in the tunnel CLI? It shows a code: ', link('/device', 'enter it here'), '.'),
     section('New token', 'new-token', form, revealed),
     status,
     section('Your tokens', 'token-list', list),
