@@ -1,6 +1,7 @@
-// Tunnel hosts and custom domains: the Server Card paths (SPEC 4.3, API.md section 14). These run
-// on raw node:http before Fastify (see server.ts) and are the hot path: an in-process hit is a Map
-// lookup and one write of pre-rendered bytes. No credential, no limit, and never the tunnel's upstream.
+// Tunnel hosts and custom domains: the Server Card paths (SPEC 4.3, API.md section 14) and an
+// `oauth` tunnel's protected resource metadata (API.md section 13, RFC 9728). These run on raw
+// node:http before Fastify (see server.ts) and are the hot path: an in-process hit is a Map lookup
+// and one write of pre-rendered bytes. No credential, no limit, and never the tunnel's upstream.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
@@ -9,7 +10,7 @@ import type { CardResolver } from '../../domain/cards/resolver.js';
 import { throttled } from '../../infra/observability/log-throttle.js';
 import type { Metrics } from '../../infra/observability/metrics.js';
 import { METHOD_NOT_ALLOWED, NOT_FOUND, PREFLIGHT, UNAVAILABLE } from './card-responses.js';
-import { cardViews, etagMatches, type CardView } from './card-view.js';
+import { cardViews, etagMatches, renderDocument, type CardView } from './card-view.js';
 import { writeListed } from './problem.js';
 import { cardDocumentOf, type CardDocument, rawHeader } from './hosts.js';
 import type { RawHandler } from './raw.js';
@@ -33,6 +34,7 @@ const ROUTES: Readonly<Record<CardDocument, string>> = {
   seed: '/.well-known/mcp/server-card.json',
   v1: '/mcp/server-card',
   catalog: '/.well-known/ai-catalog.json',
+  prm: '/.well-known/oauth-protected-resource',
 };
 const OTHER_ROUTE = 'unmatched';
 
@@ -51,8 +53,16 @@ function writeView(req: IncomingMessage, res: ServerResponse, view: CardView): n
 export function createCardHandlers({ resolver, metrics, logger }: CardHostDeps): CardHandlers {
   const observe = routeDurations(metrics.hotDuration);
   const viewOf = cardViews();
-  const writeResolution = (req: IncomingMessage, res: ServerResponse, r: Resolution, doc: CardDocument): number =>
-    r.kind === 'none' ? writeListed(res, NOT_FOUND) : writeView(req, res, viewOf(r)[doc]);
+  const prmViews = new WeakMap<Resolution, CardView>();
+  const prmViewOf = (r: Resolution, json: string): CardView => {
+    let view = prmViews.get(r);
+    if (view === undefined) prmViews.set(r, (view = renderDocument(json, 'application/json')));
+    return view;
+  };
+  const writeResolution = (req: IncomingMessage, res: ServerResponse, r: Resolution, doc: CardDocument): number => {
+    if (doc === 'prm') return r.prm === null ? writeListed(res, NOT_FOUND) : writeView(req, res, prmViewOf(r, r.prm));
+    return r.kind === 'none' ? writeListed(res, NOT_FOUND) : writeView(req, res, viewOf(r)[doc]);
+  };
   const logUnavailable = throttled((err: unknown) => {
     logger.error({ err: (err as Error).message }, 'card host resolver unavailable');
   });

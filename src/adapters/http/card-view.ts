@@ -39,7 +39,7 @@ export function renderDocument(json: string, contentType: string): CardView {
   };
 }
 
-export type CardViewSet = Readonly<Record<CardDocument, CardView>>;
+export type CardViewSet = Readonly<Record<Exclude<CardDocument, 'prm'>, CardView>>;
 
 /** Every document of a card, ready to write. */
 export const renderCard = (card: Card): CardViewSet => ({

@@ -110,14 +110,20 @@ export const CARD_PATH_LEGACY = '/.well-known/mcp-server-card.json';
 /** API.md section 14: the domain's AI Catalog (the v1 card's path is the domain's V1_CARD_PATH). */
 export const CATALOG_PATH = '/.well-known/ai-catalog.json';
 
-/** Which document a card path asks for. */
-export type CardDocument = 'seed' | 'v1' | 'catalog';
+/** API.md section 13: an `oauth` tunnel's RFC 9728 metadata, for its /mcp and at the root. */
+export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
+export const PROTECTED_RESOURCE_MCP_PATH = '/.well-known/oauth-protected-resource/mcp';
+
+/** Which document a card path asks for: a card's (`seed`, `v1`, `catalog`) or the protected resource metadata (`prm`). */
+export type CardDocument = 'seed' | 'v1' | 'catalog' | 'prm';
 
 const CARD_PATHS: ReadonlyMap<string, CardDocument> = new Map([
   [CARD_PATH, 'seed'],
   [CARD_PATH_LEGACY, 'seed'],
   [V1_CARD_PATH, 'v1'],
   [CATALOG_PATH, 'catalog'],
+  [PROTECTED_RESOURCE_MCP_PATH, 'prm'],
+  [PROTECTED_RESOURCE_PATH, 'prm'],
 ]);
 
 /** The document a card path asks for (query string ignored), or null for any other path. */

@@ -1,8 +1,9 @@
 // The Server Card (SPEC 2.5, SEP-2127): built only from the tunnel record and its pinned tool
 // names, never from an MCP session. Two generations are served side by side (API.md section 14):
 // the seed's card as SEP-2127 was drafted, and the current draft's v1 card with the domain's AI
-// Catalog pointing at it. All three documents are made once per cache entry; the HTTP adapter adds
-// their ETags and headers, also once per entry.
+// Catalog pointing at it. Beside them, on the host of an `oauth` tunnel, its RFC 9728 protected
+// resource metadata (API.md section 13), from the same lookup and cache entry. Every document is
+// made once per cache entry; the HTTP adapter adds their ETags and headers, also once per entry.
 import type { Config } from '../../infra/config.js';
 import { tunnelLabel } from '../tunnels/names.js';
 
@@ -13,6 +14,8 @@ export interface CardTunnel {
   customDomain: string | null;
   discoverable: boolean;
   pinnedTools: string[];
+  /** public or oauth (API.md section 13). */
+  access: string;
 }
 
 /**
@@ -28,9 +31,14 @@ export interface Card {
   readonly v1: string;
   /** The AI Catalog (/.well-known/ai-catalog.json) listing the v1 card. */
   readonly catalog: string;
+  /** The protected resource metadata (RFC 9728) of an `oauth` tunnel; null for a public one. */
+  readonly prm: string | null;
 }
 
-export type CardConfig = Pick<Config, 'cardSchemaUrl' | 'serviceName' | 'zone'>;
+export type CardConfig = Pick<Config, 'cardSchemaUrl' | 'serviceName' | 'zone' | 'baseUrl'>;
+
+/** The one scope a tunnel's /mcp asks for (API.md section 13). */
+export const MCP_SCOPE = 'mcp';
 
 export const V1_SCHEMA_URL = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
 export const V1_CARD_PATH = '/mcp/server-card';
@@ -101,10 +109,28 @@ function catalogJson(config: CardConfig, f: Facts, host: string): string {
   });
 }
 
-export const card = (tunnelId: string, json: string, v1: string, catalog: string): Card => ({ kind: 'card', tunnelId, json, v1, catalog });
+/** RFC 9728 metadata of the tunnel's /mcp on `host`: this server is its authorization server. */
+function protectedResourceJson(config: CardConfig, f: Facts, host: string, tunnel: CardTunnel): string {
+  const onCustomDomain = tunnel.customDomain !== null && host === tunnel.customDomain;
+  return JSON.stringify({
+    resource: f.mcpUrl,
+    authorization_servers: [config.baseUrl],
+    scopes_supported: [MCP_SCOPE],
+    bearer_methods_supported: ['header'],
+    resource_name: onCustomDomain ? host : f.label,
+  });
+}
+
+export const card = (tunnelId: string, json: string, v1: string, catalog: string, prm: string | null): Card => ({ kind: 'card', tunnelId, json, v1, catalog, prm });
+
+/** The protected resource metadata of the tunnel on `host`, or null when its /mcp is public. */
+export function protectedResourceFor(config: CardConfig, tunnel: CardTunnel, host: string): string | null {
+  return tunnel.access === 'oauth' ? protectedResourceJson(config, factsOf(config, tunnel, host), host, tunnel) : null;
+}
 
 /** Every document of the tunnel's card on `host`, made together (one cache entry holds them all). */
 export function cardFor(config: CardConfig, tunnel: CardTunnel, host: string): Card {
   const f = factsOf(config, tunnel, host);
-  return card(tunnel.id, seedJson(config, f, tunnel.pinnedTools), v1Json(f, tunnel.pinnedTools), catalogJson(config, f, host));
+  const prm = tunnel.access === 'oauth' ? protectedResourceJson(config, f, host, tunnel) : null;
+  return card(tunnel.id, seedJson(config, f, tunnel.pinnedTools), v1Json(f, tunnel.pinnedTools), catalogJson(config, f, host), prm);
 }

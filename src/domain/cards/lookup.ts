@@ -3,17 +3,19 @@
 import type { Sql } from '../store.js';
 import { findCardTunnel, type CardQuery } from './store.js';
 import { cardHostsOf, isHostname } from '../tunnels/names.js';
-import { cardFor, type Card, type CardConfig, type CardTunnel } from './card.js';
+import { cardFor, protectedResourceFor, type Card, type CardConfig, type CardTunnel } from './card.js';
 
 export interface NoCard {
   kind: 'none';
   /** Set when a tunnel matches but is not discoverable (so it can be invalidated by id). */
   tunnelId: string | null;
+  /** The protected resource metadata of a non-discoverable `oauth` tunnel. */
+  prm: string | null;
 }
 
 export type Resolution = Card | NoCard;
 
-export const UNKNOWN: NoCard = Object.freeze({ kind: 'none', tunnelId: null });
+export const UNKNOWN: NoCard = Object.freeze({ kind: 'none', tunnelId: null, prm: null });
 
 export interface Looked {
   resolution: Resolution;
@@ -45,6 +47,6 @@ export async function lookUpCard(sql: Sql, config: CardConfig, host: string): Pr
   if (!row) return { resolution: UNKNOWN, tunnelHosts: [] };
   const tunnel: CardTunnel = { ...row, pinnedTools: row.pinnedTools ?? [] };
   const tunnelHosts = cardHostsOf(tunnel, tunnel.slug, config.zone);
-  if (!tunnel.discoverable) return { resolution: { kind: 'none', tunnelId: tunnel.id }, tunnelHosts };
+  if (!tunnel.discoverable) return { resolution: { kind: 'none', tunnelId: tunnel.id, prm: protectedResourceFor(config, tunnel, host) }, tunnelHosts };
   return { resolution: cardFor(config, tunnel, host), tunnelHosts };
 }

@@ -33,6 +33,8 @@ interface StoredEntry {
   v?: string;
   /** The AI Catalog's JSON when discoverable. */
   c?: string;
+  /** The protected resource metadata (null: public), on every entry of a tunnel. */
+  p?: string | null;
 }
 
 export class SharedCardStore {
@@ -52,15 +54,18 @@ export class SharedCardStore {
     const entry = JSON.parse(raw) as StoredEntry;
     if (entry.g !== generation || entry.e <= now) return { hit: null, generation };
     if (entry.t === null) return { hit: UNKNOWN, generation };
-    if (entry.b === undefined) return { hit: { kind: 'none', tunnelId: entry.t }, generation };
-    // An entry written before the v1 documents existed (a rolling deploy) is looked up again.
+    // An entry written before the protected resource metadata (or the v1 documents) existed, by
+    // an older instance of a rolling deploy, is looked up again.
+    if (entry.p === undefined) return { hit: null, generation };
+    if (entry.b === undefined) return { hit: { kind: 'none', tunnelId: entry.t, prm: entry.p }, generation };
     if (entry.v === undefined || entry.c === undefined) return { hit: null, generation };
-    return { hit: card(entry.t, entry.b, entry.v, entry.c), generation };
+    return { hit: card(entry.t, entry.b, entry.v, entry.c, entry.p), generation };
   }
 
   async write(host: string, looked: Looked, generation: string, now: number, ttlMs: number): Promise<void> {
     const r = looked.resolution;
     const entry: StoredEntry = { e: now + ttlMs, g: generation, t: r.tunnelId };
+    if (r.tunnelId !== null) entry.p = r.prm;
     if (r.kind === 'card') {
       entry.b = r.json;
       entry.v = r.v1;

@@ -10,11 +10,12 @@ export interface CardTunnelRow {
   customDomain: string | null;
   discoverable: boolean;
   pinnedTools: string[] | null;
+  access: string;
   slug: string;
 }
 
 const TUNNEL_COLUMNS = `SELECT t.id, t.subdomain, t.custom_domain AS "customDomain", t.discoverable,
-  t.pinned_tools AS "pinnedTools", a.slug FROM tunnels t JOIN accounts a ON a.id = t.account_id`;
+  t.pinned_tools AS "pinnedTools", t.access, a.slug FROM tunnels t JOIN accounts a ON a.id = t.account_id`;
 
 // One indexed statement per miss, straight on node-postgres: a crawler flooding random hosts
 // makes one per host. Measured with 100,000 random hosts: the model API (findFirst with a

@@ -9,10 +9,11 @@ export interface OwnedTunnel {
   subdomain: string;
   customDomain: string | null;
   discoverable: boolean;
+  access: string;
   account: { slug: string };
 }
 
-const OWNED = { id: true, subdomain: true, customDomain: true, discoverable: true, account: { select: { slug: true } } } as const;
+const OWNED = { id: true, subdomain: true, customDomain: true, discoverable: true, access: true, account: { select: { slug: true } } } as const;
 
 export function findOwnedTunnel(db: DbHandle, accountId: string, id: string): Promise<OwnedTunnel | null> {
   return db.tunnel.findFirst({ where: { id, accountId }, select: OWNED });
@@ -28,14 +29,17 @@ export async function releaseTunnelSlot(tx: Tx, accountId: string): Promise<void
   await tx.account.updateMany({ where: { id: accountId }, data: { tunnelCount: { decrement: 1 } } });
 }
 
-export function insertTunnel(tx: Tx, tunnel: { accountId: string; subdomain: string; customDomain: string | null }): Promise<OwnedTunnel> {
+export function insertTunnel(
+  tx: Tx,
+  tunnel: { accountId: string; subdomain: string; customDomain: string | null; access: string; allowedEmails: string[] },
+): Promise<OwnedTunnel> {
   return tx.tunnel.create({ data: tunnel, select: OWNED });
 }
 
 export function updateTunnelRow(
   tx: Tx,
   id: string,
-  data: { discoverable?: boolean; subdomain?: string; customDomain?: string | null },
+  data: { discoverable?: boolean; subdomain?: string; customDomain?: string | null; access?: string; allowedEmails?: string[] },
 ): Promise<OwnedTunnel> {
   return tx.tunnel.update({ where: { id }, data, select: OWNED });
 }
@@ -46,7 +50,7 @@ export async function deleteTunnelRow(tx: Tx, accountId: string, id: string): Pr
   return count === 1;
 }
 
-export function readTunnelTools(db: DbHandle, id: string): Promise<(Omit<OwnedTunnel, 'id' | 'discoverable'> & { pinnedTools: string[] }) | null> {
+export function readTunnelTools(db: DbHandle, id: string): Promise<(Omit<OwnedTunnel, 'id' | 'discoverable' | 'access'> & { pinnedTools: string[] }) | null> {
   return db.tunnel.findUnique({
     where: { id },
     select: { subdomain: true, customDomain: true, pinnedTools: true, account: { select: { slug: true } } },
@@ -66,11 +70,23 @@ export interface TunnelListRow {
   customDomain: string | null;
   discoverable: boolean;
   pinnedTools: string[];
+  access: string;
+  allowedEmails: string[];
   createdAt: Date;
   slug: string;
 }
 
-const LISTED = { id: true, subdomain: true, customDomain: true, discoverable: true, pinnedTools: true, createdAt: true, account: { select: { slug: true } } } as const;
+const LISTED = {
+  id: true,
+  subdomain: true,
+  customDomain: true,
+  discoverable: true,
+  pinnedTools: true,
+  access: true,
+  allowedEmails: true,
+  createdAt: true,
+  account: { select: { slug: true } },
+} as const;
 
 const listed = (t: Omit<TunnelListRow, 'slug'> & { account: { slug: string } }): TunnelListRow => {
   const { account, ...rest } = t;

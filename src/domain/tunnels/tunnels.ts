@@ -21,6 +21,7 @@ import { badRequest, conflict, noSuchTunnel } from '../errors.js';
 import type { DomainEvents } from '../events.js';
 import { assertValidSubdomain, cardHostsOf, normalizeCustomDomain, tunnelHost } from './names.js';
 import { claimName, releaseNames } from './released-names.js';
+import { parseAccess, parseAllowedEmails, type TunnelAccess } from './access.js';
 
 export interface TunnelsDeps {
   db: Db;
@@ -35,6 +36,10 @@ export interface TunnelUpdate {
   subdomain?: string | null;
   /** null clears it; undefined leaves it. */
   customDomain?: string | null;
+  /** public or oauth (API.md section 13). */
+  access?: string | null;
+  /** Replaces the list; null clears it. */
+  allowedEmails?: readonly string[] | null;
 }
 
 /** Tunnels per account: every list the API returns stays bounded. */
@@ -61,9 +66,11 @@ async function announce(deps: TunnelsDeps, tunnelId: string, hosts: string[]): P
 export async function createTunnel(
   deps: TunnelsDeps,
   accountId: string,
-  input: { subdomain: unknown; customDomain?: unknown },
+  input: { subdomain: unknown; customDomain?: unknown; access?: unknown; allowedEmails?: unknown },
 ): Promise<string> {
   assertValidSubdomain(input.subdomain);
+  const access = input.access === undefined || input.access === null ? 'public' : parseAccess(input.access);
+  const allowedEmails = input.allowedEmails === undefined || input.allowedEmails === null ? [] : parseAllowedEmails(input.allowedEmails);
   const customDomain =
     input.customDomain === undefined || input.customDomain === null ? null : normalizeCustomDomain(input.customDomain, deps.config);
   const subdomain = input.subdomain;
@@ -76,7 +83,7 @@ export async function createTunnel(
       // The cap holds under concurrent requests: the conditional increment is re-checked on the
       // latest row version, so at most MAX_TUNNELS reservations ever succeed.
       if (!(await reserveTunnelSlot(tx, accountId, MAX_TUNNELS))) throw conflict(`An account can have at most ${MAX_TUNNELS} tunnels; delete one first.`);
-      return insertTunnel(tx, { accountId, subdomain, customDomain });
+      return insertTunnel(tx, { accountId, subdomain, customDomain, access, allowedEmails });
     });
   } catch (err) {
     return uniqueConflict(err);
@@ -89,8 +96,11 @@ export async function createTunnel(
 export async function updateTunnel(deps: TunnelsDeps, accountId: string, id: string, input: TunnelUpdate): Promise<void> {
   if (input.discoverable === null) throw badRequest('"discoverable" must be a boolean.');
   if (input.subdomain !== undefined) assertValidSubdomain(input.subdomain);
+  if (input.access === null) throw badRequest('access: "public" or "oauth".');
   const before = await findOwned(deps, accountId, id);
-  const data: { discoverable?: boolean; subdomain?: string; customDomain?: string | null } = {};
+  const data: { discoverable?: boolean; subdomain?: string; customDomain?: string | null; access?: TunnelAccess; allowedEmails?: string[] } = {};
+  if (input.access !== undefined) data.access = parseAccess(input.access);
+  if (input.allowedEmails !== undefined) data.allowedEmails = input.allowedEmails === null ? [] : parseAllowedEmails(input.allowedEmails);
   if (input.discoverable !== undefined) data.discoverable = input.discoverable;
   if (input.subdomain !== undefined) data.subdomain = input.subdomain;
   if (input.customDomain !== undefined) {
@@ -138,6 +148,8 @@ export interface TunnelView {
   customDomain: string | null;
   discoverable: boolean;
   pinnedTools: string[];
+  access: TunnelAccess;
+  allowedEmails: string[];
   createdAt: Date;
 }
 
@@ -151,6 +163,8 @@ function viewOf(t: TunnelListRow, zone: string): TunnelView {
     customDomain: t.customDomain,
     discoverable: t.discoverable,
     pinnedTools: t.pinnedTools,
+    access: t.access === 'oauth' ? 'oauth' : 'public',
+    allowedEmails: t.allowedEmails,
     createdAt: t.createdAt,
   };
 }

@@ -74,7 +74,7 @@ test('zone host: /healthz, its 404 and its 405 are lists of strings', () => {
 });
 
 test('card hosts: the 404, the 405 and the preflight are lists of strings', () => {
-  const none: Resolution = { kind: 'none', tunnelId: null };
+  const none: Resolution = { kind: 'none', tunnelId: null, prm: null };
   const cards = createCardHandlers({
     resolver: { peek: () => none, resolve: () => Promise.resolve(none) },
     metrics: createMetrics(),
@@ -144,8 +144,8 @@ test('zone host: /status, badges and history are rendered once per snapshot, as 
 });
 
 test('card hosts: a card and its 304 are lists of strings, made once per card object', () => {
-  const served = card('t1', JSON.stringify({ name: 'io.service/a--b' }), '{"v":1}', '{"c":1}');
-  const other = card('t2', JSON.stringify({ name: 'io.service/c--d' }), '{"v":2}', '{"c":2}');
+  const served = card('t1', JSON.stringify({ name: 'io.service/a--b' }), '{"v":1}', '{"c":1}', null);
+  const other = card('t2', JSON.stringify({ name: 'io.service/c--d' }), '{"v":2}', '{"c":2}', null);
   let current: Resolution = served;
   const cards = createCardHandlers({
     resolver: { peek: () => current, resolve: () => Promise.resolve(current) },

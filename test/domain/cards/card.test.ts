@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { cardFor, type CardConfig, type CardTunnel } from '../../../src/domain/cards/card.js';
 
-const tunnel: CardTunnel = { id: 't1', subdomain: 'files', slug: 'ada', customDomain: 'mcp.ada.example', discoverable: true, pinnedTools: ['read'] };
-const config = (serviceName: string): CardConfig => ({ serviceName, zone: 'tunnels.example', cardSchemaUrl: 'https://schemas.example/card.json' });
+const tunnel: CardTunnel = { id: 't1', subdomain: 'files', slug: 'ada', customDomain: 'mcp.ada.example', discoverable: true, pinnedTools: ['read'], access: 'public' };
+const config = (serviceName: string): CardConfig => ({ serviceName, zone: 'tunnels.example', cardSchemaUrl: 'https://schemas.example/card.json', baseUrl: 'https://api.tunnels.example' });
 
 test('a long service name is cut to the v1 schema bound of 100 characters, in the v1 card only', () => {
   const long = `Ünïcode ${'L'.repeat(120)}`;

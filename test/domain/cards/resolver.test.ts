@@ -20,7 +20,7 @@ function heldDatabase(): { sql: Sql; queries: () => number; release: () => void 
   const sql = (<Row>(_text: string, values: readonly unknown[]): Promise<Row[]> => {
     queries++;
     const found = values[0] === 'alice' && values[1] === 'api';
-    const row = { id: TUNNEL_ID, subdomain: 'api', customDomain: null, discoverable: false, pinnedTools: null, slug: 'alice' };
+    const row = { id: TUNNEL_ID, subdomain: 'api', customDomain: null, discoverable: false, pinnedTools: null, access: 'public', slug: 'alice' };
     return new Promise<Row[]>((resolve) => waiting.push(() => resolve(found ? [row as Row] : [])));
   }) as Sql;
   return {
@@ -40,7 +40,7 @@ function resolverOn(sql: Sql, clock: () => Date = () => new Date()): CardResolve
     cache: new MemoryCache(),
     clock,
     logger: pino({ level: 'silent' }),
-    config: { zone: ZONE, serviceName: 'Tunnels', cardSchemaUrl: 'https://example.com/schema.json' },
+    config: { zone: ZONE, serviceName: 'Tunnels', cardSchemaUrl: 'https://example.com/schema.json', baseUrl: 'https://api.example.com' },
   });
 }
 
@@ -58,8 +58,8 @@ test('a lookup fills the in-process layer when the invalidations during it conce
   const db = heldDatabase();
   const resolver = resolverOn(db.sql);
   const r = await lookUpAcross(resolver, db, HOST, () => resolver.invalidate([`web--bob.${ZONE}`, 'cards.example.org'], ['tunnel-2']));
-  assert.deepEqual(r, { kind: 'none', tunnelId: TUNNEL_ID });
-  assert.deepEqual(resolver.peek(HOST), { kind: 'none', tunnelId: TUNNEL_ID }, 'answered in process from now on');
+  assert.deepEqual(r, { kind: 'none', tunnelId: TUNNEL_ID, prm: null });
+  assert.deepEqual(resolver.peek(HOST), { kind: 'none', tunnelId: TUNNEL_ID, prm: null }, 'answered in process from now on');
 });
 
 test('an invalidation of the looked-up host during the lookup keeps its answer out of the in-process layer', async () => {
@@ -73,7 +73,7 @@ test('an invalidation of the looked-up host during the lookup keeps its answer o
   assert.equal(db.queries(), before + 1, 'the next request asks the database again');
   db.release();
   await again;
-  assert.deepEqual(resolver.peek(HOST), { kind: 'none', tunnelId: TUNNEL_ID });
+  assert.deepEqual(resolver.peek(HOST), { kind: 'none', tunnelId: TUNNEL_ID, prm: null });
 });
 
 test('an invalidation of the tunnel the lookup finds (by id, without its host) keeps the answer out too', async () => {
@@ -88,7 +88,7 @@ test('an unknown host is kept out by an invalidation naming it (a tunnel just cr
   const resolver = resolverOn(db.sql);
   const host = `new--carol.${ZONE}`;
   const r = await lookUpAcross(resolver, db, host, () => resolver.invalidate([host], ['tunnel-3']));
-  assert.deepEqual(r, { kind: 'none', tunnelId: null });
+  assert.deepEqual(r, { kind: 'none', tunnelId: null, prm: null });
   assert.equal(resolver.peek(host), undefined);
 });
 
@@ -115,8 +115,8 @@ test('peek remembers its last answer only while it stands: an invalidation, anot
   };
   await fill(HOST);
   await fill(unknown);
-  const tunnel = { kind: 'none', tunnelId: TUNNEL_ID };
-  const none = { kind: 'none', tunnelId: null };
+  const tunnel = { kind: 'none', tunnelId: TUNNEL_ID, prm: null };
+  const none = { kind: 'none', tunnelId: null, prm: null };
   // Asked twice in a row (the second answer is the remembered one), then the other host.
   assert.deepEqual(resolver.peek(HOST), tunnel);
   assert.deepEqual(resolver.peek(HOST), tunnel);
@@ -143,7 +143,7 @@ test('an entry asked for in its last 5 s is reloaded in the background and serve
   let now = Date.parse('2026-11-26T12:00:00Z');
   const resolver = resolverOn(db.sql, () => new Date(now));
   const unknown = `nobody--no-one.${ZONE}`;
-  const none = { kind: 'none', tunnelId: null };
+  const none = { kind: 'none', tunnelId: null, prm: null };
   const first = resolver.resolve(unknown);
   await new Promise((r) => setImmediate(r));
   db.release();
@@ -179,17 +179,17 @@ test('a reload ahead of expiry that fails is not retried; the entry is served un
     cache: new MemoryCache(),
     clock: () => new Date(now),
     logger: pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line).msg) }),
-    config: { zone: ZONE, serviceName: 'Tunnels', cardSchemaUrl: 'https://example.com/schema.json' },
+    config: { zone: ZONE, serviceName: 'Tunnels', cardSchemaUrl: 'https://example.com/schema.json', baseUrl: 'https://api.example.com' },
   });
   const unknown = `nobody--no-one.${ZONE}`;
   await resolver.resolve(unknown);
   now += TTL.unknownMs - 1;
-  assert.deepEqual(resolver.peek(unknown), { kind: 'none', tunnelId: null });
+  assert.deepEqual(resolver.peek(unknown), { kind: 'none', tunnelId: null, prm: null });
   await new Promise((r) => setImmediate(r));
   assert.equal(queries, 2);
   assert.deepEqual(warnings, ['card reload ahead of expiry failed']);
   // One attempt per entry: the next requests are served without trying again.
-  assert.deepEqual(resolver.peek(unknown), { kind: 'none', tunnelId: null });
+  assert.deepEqual(resolver.peek(unknown), { kind: 'none', tunnelId: null, prm: null });
   await new Promise((r) => setImmediate(r));
   assert.equal(queries, 2);
   now += 1;

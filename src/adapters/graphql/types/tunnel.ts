@@ -14,6 +14,8 @@ export const TunnelRef = builder.objectRef<TunnelView>('Tunnel').implement({
     customDomain: t.exposeString('customDomain', { nullable: true }),
     discoverable: t.exposeBoolean('discoverable', { description: 'When true, the Server Card is served.' }),
     pinnedTools: t.exposeStringList('pinnedTools', { description: 'Tool names captured from tools/list, in order.' }),
+    access: t.exposeString('access', { description: '"public" (the default) or "oauth": /mcp then needs a bearer token from this server (API.md section 13).' }),
+    allowedEmails: t.exposeStringList('allowedEmails', { description: 'Who besides the owner may be granted access: addresses or @domain entries (lower-cased).' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
   }),
 });
@@ -45,7 +47,7 @@ builder.mutationFields((t) => ({
   createTunnel: t.field({
     type: TunnelRef,
     authScopes: { signedIn: true },
-    args: { subdomain: t.arg.string({ required: true }), customDomain: t.arg.string() },
+    args: { subdomain: t.arg.string({ required: true }), customDomain: t.arg.string(), access: t.arg.string(), allowedEmails: t.arg.stringList() },
     resolve: async (_root, args, ctx) => {
       const id = await createTunnel(ctx.deps, ctx.viewer!.accountId, args);
       return getTunnel(ctx.deps, ctx.viewer!.accountId, id);
@@ -54,12 +56,14 @@ builder.mutationFields((t) => ({
   updateTunnel: t.field({
     type: TunnelRef,
     authScopes: { signedIn: true },
-    description: 'Changes the discoverable flag, the custom domain (null clears it) and/or the subdomain.',
+    description: 'Changes the discoverable flag, the custom domain (null clears it), the subdomain, the access and/or the allowed emails (a new list replaces the old).',
     args: {
       id: t.arg.id({ required: true }),
       discoverable: t.arg.boolean(),
       customDomain: t.arg.string(),
       subdomain: t.arg.string(),
+      access: t.arg.string({ description: 'public or oauth' }),
+      allowedEmails: t.arg.stringList(),
     },
     resolve: async (_root, args, ctx) => {
       const id = String(args.id);

@@ -3,7 +3,7 @@ import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { route, signedIn, type RestRoute } from '../route.js';
 
 const TunnelFields = graphql(`
-  fragment TunnelFields on Tunnel { id subdomain host url customDomain discoverable pinnedTools createdAt }
+  fragment TunnelFields on Tunnel { id subdomain host url customDomain discoverable pinnedTools access allowedEmails createdAt }
 `);
 
 export const tunnelJson = (t: ResultOf<typeof TunnelFields>) => ({
@@ -14,6 +14,8 @@ export const tunnelJson = (t: ResultOf<typeof TunnelFields>) => ({
   custom_domain: t.customDomain,
   discoverable: t.discoverable,
   pinned_tools: t.pinnedTools,
+  access: t.access,
+  allowed_emails: t.allowedEmails,
   created_at: t.createdAt,
 });
 
@@ -22,11 +24,11 @@ export const tunnelRoutes: RestRoute[] = [
     method: 'POST',
     url: '/api/tunnels',
     document: graphql(
-      `mutation ($subdomain: String!, $customDomain: String) {
-        createTunnel(subdomain: $subdomain, customDomain: $customDomain) { ...TunnelFields } }`,
+      `mutation ($subdomain: String!, $customDomain: String, $access: String, $allowedEmails: [String!]) {
+        createTunnel(subdomain: $subdomain, customDomain: $customDomain, access: $access, allowedEmails: $allowedEmails) { ...TunnelFields } }`,
       [TunnelFields],
     ),
-    body: { subdomain: 'subdomain', custom_domain: 'customDomain' },
+    body: { subdomain: 'subdomain', custom_domain: 'customDomain', access: 'access', allowed_emails: 'allowedEmails' },
     status: 201,
     respond: (d) => tunnelJson(d.createTunnel),
   }),
@@ -49,12 +51,12 @@ export const tunnelRoutes: RestRoute[] = [
     method: 'PATCH',
     url: '/api/tunnels/:id',
     document: graphql(
-      `mutation ($id: ID!, $discoverable: Boolean, $customDomain: String, $subdomain: String) {
-        updateTunnel(id: $id, discoverable: $discoverable, customDomain: $customDomain, subdomain: $subdomain) {
+      `mutation ($id: ID!, $discoverable: Boolean, $customDomain: String, $subdomain: String, $access: String, $allowedEmails: [String!]) {
+        updateTunnel(id: $id, discoverable: $discoverable, customDomain: $customDomain, subdomain: $subdomain, access: $access, allowedEmails: $allowedEmails) {
           ...TunnelFields } }`,
       [TunnelFields],
     ),
-    body: { discoverable: 'discoverable', custom_domain: 'customDomain', subdomain: 'subdomain' },
+    body: { discoverable: 'discoverable', custom_domain: 'customDomain', subdomain: 'subdomain', access: 'access', allowed_emails: 'allowedEmails' },
     params: { id: 'id' },
     status: 200,
     respond: (d) => tunnelJson(d.updateTunnel),

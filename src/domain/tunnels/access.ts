@@ -1,0 +1,46 @@
+// Who may reach a tunnel's /mcp (API.md section 13): `public` (anyone; the default) or `oauth`
+// (a bearer token this server issued for the tunnel). `allowed_emails` names who besides the owner
+// may be granted one: exact addresses or `@domain` entries (that domain exactly, not its
+// subdomains), at most 100, stored lower-cased and without duplicates.
+import { parseEmail } from '../accounts/email-address.js';
+import { badRequest } from '../errors.js';
+import { isHostname } from './names.js';
+
+export const TUNNEL_ACCESS = ['public', 'oauth'] as const;
+export type TunnelAccess = (typeof TUNNEL_ACCESS)[number];
+export const MAX_ALLOWED_EMAILS = 100;
+
+export function parseAccess(raw: unknown): TunnelAccess {
+  if (raw === 'public' || raw === 'oauth') return raw;
+  throw badRequest('access: "public" or "oauth".');
+}
+
+/** One entry: `someone@example.com` or `@example.com`, lower-cased. */
+function parseEntry(raw: unknown): string {
+  if (typeof raw !== 'string') throw badRequest('allowed_emails: a list of addresses or @domain entries.');
+  const entry = raw.trim().toLowerCase();
+  if (entry.startsWith('@')) {
+    if (!isHostname(entry.slice(1))) throw badRequest(`allowed_emails: ${JSON.stringify(raw)} is not a domain (write @example.com).`);
+    return entry;
+  }
+  try {
+    return parseEmail(entry);
+  } catch {
+    throw badRequest(`allowed_emails: ${JSON.stringify(raw)} is not an email address or @domain.`);
+  }
+}
+
+export function parseAllowedEmails(raw: unknown): string[] {
+  if (!Array.isArray(raw)) throw badRequest('allowed_emails: a list of addresses or @domain entries.');
+  const entries = [...new Set(raw.map(parseEntry))];
+  if (entries.length > MAX_ALLOWED_EMAILS) throw badRequest(`allowed_emails: at most ${MAX_ALLOWED_EMAILS} entries.`);
+  return entries;
+}
+
+/** Whether `email` (the account's address) may be granted access: the owner always may. */
+export function isAllowed(tunnel: { ownerId: string; allowedEmails: readonly string[] }, account: { id: string; email: string }): boolean {
+  if (account.id === tunnel.ownerId) return true;
+  const email = account.email.toLowerCase();
+  const at = email.lastIndexOf('@');
+  return tunnel.allowedEmails.includes(email) || (at > 0 && tunnel.allowedEmails.includes(email.slice(at)));
+}
