@@ -3,7 +3,7 @@
 import { badRequest } from '../errors.js';
 import { tombstone } from '../sessions/session.js';
 import type { DomainDeps, ClientInfo, Viewer } from '../context.js';
-import { normalizeEmail } from './email-address.js';
+import { normalizeEmail } from '../email-address.js';
 import { confirmPassword } from '../passwords/password-confirmation.js';
 import { releaseNames } from '../tunnels/released-names.js';
 import { inTransaction } from '../store.js';

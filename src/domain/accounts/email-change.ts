@@ -5,7 +5,7 @@ import { violates } from '../../infra/db/errors.js';
 import { confirmEmailChange as confirmMessage, emailChanged } from '../emails/messages.js';
 import { changeAccount } from '../activity/account-change.js';
 import type { DomainDeps, ClientInfo } from '../context.js';
-import { normalizeEmail, parseEmail } from './email-address.js';
+import { normalizeEmail, parseEmail } from '../email-address.js';
 import { findEmailToken, issueEmailToken } from './email-tokens.js';
 import { findAccountByEmail, markEmailTokenUsed, readAccountState, setEmail, voidEmailTokens } from './store.js';
 import { confirmPassword } from '../passwords/password-confirmation.js';

@@ -5,7 +5,7 @@
 import type { DomainDeps, ClientInfo } from '../context.js';
 import { wrongCredentials } from '../errors.js';
 import { issueSignIn, type SignedIn } from '../sessions/sign-in.js';
-import { hasNul, normalizeEmail } from './email-address.js';
+import { hasNul, normalizeEmail } from '../email-address.js';
 import { checkSignInPassword } from '../passwords/password-check.js';
 import { networkOf } from '../network.js';
 import { createMfaChallenge, type MfaRequired } from '../two-step/mfa-challenge.js';

@@ -8,7 +8,7 @@ import { passwordChanged, resetPassword as resetMessage } from '../emails/messag
 import { changeAccount } from '../activity/account-change.js';
 import { revokeAccountSessions, tombstone } from '../sessions/session.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
-import { hasNul, normalizeEmail } from './email-address.js';
+import { hasNul, normalizeEmail } from '../email-address.js';
 import { findEmailToken, issueEmailToken } from './email-tokens.js';
 import { findAccountByEmail, markEmailTokenUsed, markVerified, setResetPassword, voidEmailTokens } from './store.js';
 import { assertPasswordLength, hashPassword } from '../passwords/password.js';

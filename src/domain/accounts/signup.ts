@@ -7,7 +7,7 @@ import { violates } from '../../infra/db/errors.js';
 import { verifyEmail } from '../emails/messages.js';
 import { rememberNetwork } from '../sessions/sign-in.js';
 import type { DomainDeps, ClientInfo } from '../context.js';
-import { normalizeEmail, parseEmail } from './email-address.js';
+import { normalizeEmail, parseEmail } from '../email-address.js';
 import { issueEmailToken } from './email-tokens.js';
 import { findAccountByEmail, insertPasswordAccount } from './store.js';
 import { assertPasswordLength, hashPassword } from '../passwords/password.js';

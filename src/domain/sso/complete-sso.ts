@@ -4,7 +4,7 @@
 // end in a unique violation; the facts are then looked up again and the decision taken again on
 // the new state of the database.
 import type { DomainDeps, ClientInfo } from '../context.js';
-import { normalizeEmail } from '../accounts/email-address.js';
+import { normalizeEmail } from '../email-address.js';
 import { slugCandidates } from '../accounts/slug.js';
 import { isUniqueViolation } from '../../infra/db/errors.js';
 import { issueSignIn, type SignedIn } from '../sessions/sign-in.js';

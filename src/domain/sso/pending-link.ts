@@ -3,7 +3,7 @@
 // user proves the account's password to bind the two. Wrong passwords count against the same
 // limits as logins and leave the pending link usable until it expires.
 import type { DomainDeps, ClientInfo } from '../context.js';
-import { normalizeEmail } from '../accounts/email-address.js';
+import { normalizeEmail } from '../email-address.js';
 import { checkSignInPassword } from '../passwords/password-check.js';
 import { setPasswordHash } from '../passwords/store.js';
 import { insertPendingLink, readPendingLinkSummary, readPendingLinkToConfirm } from './store.js';

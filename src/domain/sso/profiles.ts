@@ -1,7 +1,7 @@
 // Reading who signed in, with the access token (which stays in this module: never stored, never
 // logged). Google: the OpenID userinfo endpoint (sub, email, email_verified). GitHub: /user for
 // the stable numeric id, /user/emails for the primary address and whether it is verified.
-import { parseEmail } from '../accounts/email-address.js';
+import { parseEmail } from '../email-address.js';
 import { ProviderFailure, type ProviderIdentity, withProviderTimeout } from './identity.js';
 
 async function getJson(url: string, accessToken: string, what: string): Promise<unknown> {

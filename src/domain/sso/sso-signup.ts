@@ -4,7 +4,7 @@
 // password signup.
 import { randomUUID } from 'node:crypto';
 import type { DomainDeps, ClientInfo } from '../context.js';
-import { normalizeEmail } from '../accounts/email-address.js';
+import { normalizeEmail } from '../email-address.js';
 import { issueEmailToken } from '../accounts/email-tokens.js';
 import { verifyEmail } from '../emails/messages.js';
 import { issueSignIn, rememberNetwork, type SignedIn } from '../sessions/sign-in.js';

@@ -2,7 +2,7 @@
 // (a bearer token this server issued for the tunnel). `allowed_emails` names who besides the owner
 // may be granted one: exact addresses or `@domain` entries (that domain exactly, not its
 // subdomains), at most 100, stored lower-cased and without duplicates.
-import { parseEmail } from '../accounts/email-address.js';
+import { parseEmail } from '../email-address.js';
 import { badRequest } from '../errors.js';
 import { isHostname } from './names.js';
 

@@ -1,6 +1,6 @@
 // Email addresses (API.md section 3): at most 254 characters, local part at most 64, stored as
 // given, compared case-insensitively through the normalized (lowercased) form.
-import { badRequest } from '../errors.js';
+import { badRequest } from './errors.js';
 
 // Pragmatic shape check: one @, a dot-atom-ish local part of ASCII atext (RFC 5321; the same set
 // the GraphQL EmailAddress scalar serializes, so an accepted address can always be answered), a
