@@ -70,6 +70,13 @@ async function confirmInDialog(p: Page, password: string, screenshot?: string): 
   await dialog.waitFor({ state: 'detached' });
 }
 
+/** The browser's session cookie, as a Cookie header for the API. */
+async function sessionCookieOf(p: Page): Promise<string> {
+  const session = (await p.context().cookies()).find((c) => c.name === 'session');
+  assert.ok(session, 'signed in');
+  return `session=${session.value}`;
+}
+
 async function signIn(p: Page, email: string, password: string): Promise<void> {
   await p.goto(url('/sign-in'));
   await p.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
@@ -257,6 +264,44 @@ test('tunnels: create (host shown), rules error, discoverable switch serves the 
   await scratch.getByRole('button', { name: /Confirm: delete tunnel scratch/ }).click();
   await assert.doesNotReject(page().getByText('The tunnel scratch is deleted.').waitFor());
   await scratch.waitFor({ state: 'detached' });
+});
+
+test('tunnel access: require sign-in, allow an @domain, the exact URL shown; the metadata follows the switch', needsChromium(), async () => {
+  const host = `weather--${person.slug}.tunnels.localhost`;
+  const tunnel = page().locator('li.tunnel').filter({ hasText: 'weather' });
+  const prm = () => s.request('/.well-known/oauth-protected-resource/mcp', { host });
+  assert.equal((await prm()).status, 404, 'public: no metadata');
+  const toggle = tunnel.getByRole('switch', { name: 'Require sign-in (OAuth)' });
+  assert.equal(await toggle.isChecked(), false);
+  await toggle.check();
+  await assert.doesNotReject(page().getByText(`${host} now needs a sign-in on /mcp.`).waitFor());
+  await assert.doesNotReject(tunnel.locator('code.mcp-url').getByText(`https://${host}/mcp`, { exact: true }).waitFor());
+  const metadata = await prm();
+  assert.equal(metadata.status, 200, metadata.text);
+  assert.equal(JSON.parse(metadata.text).resource, `https://${host}/mcp`);
+
+  const entry = tunnel.getByLabel('Allow an address or a whole @domain');
+  await entry.fill('not an address');
+  await tunnel.getByRole('button', { name: 'Allow', exact: true }).click();
+  await assert.doesNotReject(page().getByText('is not an email address or @domain', { exact: false }).waitFor());
+  await entry.fill('@Partner.Example');
+  await tunnel.getByRole('button', { name: 'Allow', exact: true }).click();
+  await assert.doesNotReject(page().getByText('@Partner.Example may now sign in to weather.').waitFor());
+  await assert.doesNotReject(tunnel.locator('.allowed-emails code').getByText('@partner.example', { exact: true }).waitFor());
+  await entry.fill('ada@example.com');
+  await tunnel.getByRole('button', { name: 'Allow', exact: true }).click();
+  await assert.doesNotReject(tunnel.locator('.allowed-emails code').getByText('ada@example.com', { exact: true }).waitFor());
+  await checkPage(page(), 'tunnel-access');
+  await tunnel.getByRole('button', { name: 'Remove @partner.example' }).click();
+  await tunnel.locator('.allowed-emails code').getByText('@partner.example', { exact: true }).waitFor({ state: 'detached' });
+  const api = await s.request('/api/tunnels', { cookie: await sessionCookieOf(page()) });
+  assert.deepEqual(api.json.tunnels.find((t: { subdomain: string }) => t.subdomain === 'weather').allowed_emails, ['ada@example.com']);
+  await page().reload();
+  const again = page().locator('li.tunnel').filter({ hasText: 'weather' });
+  assert.equal(await again.getByRole('switch', { name: 'Require sign-in (OAuth)' }).isChecked(), true, 'kept after reload');
+  await again.getByRole('switch', { name: 'Require sign-in (OAuth)' }).uncheck();
+  await assert.doesNotReject(page().getByText(`${host} is open to anyone again.`).waitFor());
+  assert.equal((await prm()).status, 404);
 });
 
 test('access tokens: created after confirming it is you, shown once, reach the API in their scopes; revoke', needsChromium(), async () => {

@@ -1,11 +1,13 @@
 /// <reference lib="dom" />
-// Tunnels: create, delete, the discoverable switch, the public host and a link to the live card.
+// Tunnels: create, delete, the discoverable switch, the public host and a link to the live card;
+// who may call /mcp (API.md section 13): anyone, or only people signed in through this server,
+// the owner and the addresses and @domains listed.
 import { ApiError, explain, gql } from './api.js';
 import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { section, type Me } from './app.js';
 import { busy, field, formValues, h, statusLine, timeEl } from './dom.js';
 
-const TunnelFields = graphql('fragment TunnelFields on Tunnel { id subdomain host url customDomain discoverable pinnedTools createdAt }');
+const TunnelFields = graphql('fragment TunnelFields on Tunnel { id subdomain host url customDomain discoverable pinnedTools access allowedEmails createdAt }');
 
 type Tunnel = ResultOf<typeof TunnelFields>;
 
@@ -24,6 +26,7 @@ export async function tunnelsView(me: Me): Promise<Node> {
   };
 
   const row = (t: Tunnel): HTMLElement => {
+    const li_: { el: HTMLElement | null } = { el: null };
     const switchId = `discoverable-${t.id}`;
     const toggle = h('input', { type: 'checkbox', role: 'switch', id: switchId, ...(t.discoverable ? { checked: true } : {}) });
     const state = h('span', { class: 'muted', id: `${switchId}-state` }, t.discoverable ? 'The card is served.' : 'The card answers 404.');
@@ -46,6 +49,7 @@ export async function tunnelsView(me: Me): Promise<Node> {
         }
       });
     });
+    const access = accessBlock(t, li_, status);
     const del = h('button', { type: 'button', class: 'secondary small', 'aria-label': `Delete tunnel ${t.subdomain}` }, 'Delete');
     let armed = false;
     del.addEventListener('click', () => {
@@ -85,7 +89,9 @@ export async function tunnelsView(me: Me): Promise<Node> {
       ),
       h('div', { class: 'switch' }, toggle, h('label', { for: switchId }, 'Discoverable'), ' ', state),
       h('p', {}, h('a', { href: cardUrl(t.host), class: 'card-link', target: '_blank', rel: 'noopener' }, 'Open the live Server Card', h('span', { class: 'visually-hidden' }, ` of ${t.subdomain} (new tab)`))),
+      access,
     );
+    li_.el = li;
     return li;
   };
 
@@ -124,4 +130,78 @@ export async function tunnelsView(me: Me): Promise<Node> {
   });
   await load();
   return h('div', {}, h('h1', { tabindex: -1 }, 'Tunnels'), section('New tunnel', 'new-tunnel', form), status, section('Your tunnels', 'tunnel-list', list));
+}
+
+const ACCESS_TEXT = {
+  public: 'Anyone who knows the address can call /mcp.',
+  oauth: 'MCP clients must sign in through this service first (OAuth); only you and the people listed get in.',
+} as const;
+
+/** The access switch and, for an oauth tunnel, who may sign in: each change is saved at once. */
+function accessBlock(t: Tunnel, row: { el: HTMLElement | null }, status: ReturnType<typeof statusLine>): HTMLElement {
+  const id = `oauth-${t.id}`;
+  const toggle = h('input', { type: 'checkbox', role: 'switch', id, 'aria-describedby': `${id}-state`, ...(t.access === 'oauth' ? { checked: true } : {}) });
+  const state = h('span', { class: 'muted', id: `${id}-state` }, ACCESS_TEXT[t.access === 'oauth' ? 'oauth' : 'public']);
+  const people = h('ul', { class: 'plain allowed-emails', 'aria-label': `Who may sign in to ${t.subdomain}` });
+  const urls = [t.url, ...(t.customDomain ? [`https://${t.customDomain}/mcp`] : [])];
+  const entry = field('Allow an address or a whole @domain', { name: 'entry', type: 'text', autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false', maxlength: 254, placeholder: 'ada@example.com or @example.com' });
+  const add = h('form', { novalidate: true, class: 'add-email' }, entry, h('button', { type: 'submit', class: 'secondary small' }, 'Allow'));
+  const details = h(
+    'div',
+    { class: 'oauth-details', hidden: t.access !== 'oauth' },
+    h('p', {}, 'MCP clients connect to ', urls.map((u, i) => [i ? ' or ' : '', h('code', { class: 'mcp-url' }, u)]), '; they find this service in the tunnel’s metadata and ask you to sign in and allow them.'),
+    h('p', { class: 'muted' }, 'You can always sign in. Also allowed:'),
+    people,
+    add,
+  );
+
+  const save = (changes: { access?: string; allowedEmails?: string[] }, done: string) =>
+    busy(row.el ?? details, async () => {
+      try {
+        const { updateTunnel } = await gql(
+          graphql('mutation TunnelAccess($id: ID!, $access: String, $allowedEmails: [String!]) { updateTunnel(id: $id, access: $access, allowedEmails: $allowedEmails) { access allowedEmails } }'),
+          { id: t.id, ...changes },
+        );
+        t.access = updateTunnel.access;
+        t.allowedEmails = updateTunnel.allowedEmails;
+        status.show('ok', done);
+        return true;
+      } catch (err) {
+        status.show('error', explain(err));
+        return false;
+      } finally {
+        show();
+      }
+    });
+
+  const show = () => {
+    const oauth = t.access === 'oauth';
+    toggle.checked = oauth;
+    state.textContent = ACCESS_TEXT[oauth ? 'oauth' : 'public'];
+    details.hidden = !oauth;
+    people.replaceChildren(
+      ...(t.allowedEmails.length
+        ? t.allowedEmails.map((e) => {
+            const remove = h('button', { type: 'button', class: 'link-button', 'aria-label': `Remove ${e}` }, 'Remove');
+            remove.addEventListener('click', () => void save({ allowedEmails: t.allowedEmails.filter((x) => x !== e) }, `${e} may no longer sign in to ${t.subdomain}.`));
+            return h('li', {}, h('code', {}, e), ' ', remove);
+          })
+        : [h('li', { class: 'muted' }, 'Nobody else yet.')]),
+    );
+  };
+
+  toggle.addEventListener('change', () => {
+    const oauth = toggle.checked;
+    void save({ access: oauth ? 'oauth' : 'public' }, oauth ? `${t.host} now needs a sign-in on /mcp.` : `${t.host} is open to anyone again.`);
+  });
+  add.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const value = (formValues(add).entry ?? '').trim();
+    if (!value) return status.show('error', 'Enter an email address or @domain.');
+    void save({ allowedEmails: [...t.allowedEmails, value] }, `${value} may now sign in to ${t.subdomain}.`).then((ok) => {
+      if (ok) add.reset();
+    });
+  });
+  show();
+  return h('div', { class: 'access' }, h('div', { class: 'switch' }, toggle, h('label', { for: id }, 'Require sign-in (OAuth)'), ' ', state), details);
 }
