@@ -1,4 +1,5 @@
-// Card hot path: cached card hits (the seed's card, the v1 card and the AI Catalog) and
+// Card hot path: cached card hits (the seed's card, the v1 card, the AI Catalog and an oauth
+// tunnel's protected resource metadata, all from one cache entry) and
 // unknown-host 404s on tunnel hosts, each against a bare node:http server answering the same
 // bytes and headers in the same run. Then a flood of
 // 100,000 distinct random tunnel hosts, to show the in-process cache stays bounded (RSS).
@@ -11,16 +12,17 @@ const ZONE = 'cards.bench.localhost';
 const CARD_PATH = '/.well-known/mcp/server-card.json';
 const V1_CARD_PATH = '/mcp/server-card';
 const CATALOG_PATH = '/.well-known/ai-catalog.json';
+const PRM_PATH = '/.well-known/oauth-protected-resource/mcp';
 const FLOOD_HOSTS = 100_000;
 const PASSWORD = 'bench password 123';
 
-/** Sign up, log in, create a tunnel with a few pinned-looking names, make it discoverable. */
+/** Sign up, log in, create a tunnel, make it discoverable and OAuth-protected (API.md section 13). */
 async function discoverableHost(base: string): Promise<string> {
   const email = `bench-${Date.now().toString(36)}@example.com`;
   await api(base, 'POST', '/auth/signup', { email, password: PASSWORD });
   const { token } = (await api(base, 'POST', '/auth/login', { email, password: PASSWORD })) as { token: string };
   const tunnel = (await api(base, 'POST', '/api/tunnels', { subdomain: 'bench' }, token)) as { id: string; host: string };
-  await api(base, 'PATCH', `/api/tunnels/${tunnel.id}`, { discoverable: true }, token);
+  await api(base, 'PATCH', `/api/tunnels/${tunnel.id}`, { discoverable: true, access: 'oauth' }, token);
   return tunnel.host;
 }
 
@@ -108,6 +110,7 @@ export default async function cards(): Promise<BenchResult> {
   };
   const v1 = await documentHit(V1_CARD_PATH);
   const catalog = await documentHit(CATALOG_PATH);
+  const prm = await documentHit(PRM_PATH);
 
   await sleep(2000);
   const rssBefore = server.rssMiB();
@@ -129,6 +132,7 @@ export default async function cards(): Promise<BenchResult> {
       { name: 'card 404 (unknown host, cached negative)', baselineName: 'bare node:http, same bytes', compared: notFound, floor: 0.85 },
       { name: 'v1 card hit (/mcp/server-card, cached)', baselineName: 'bare node:http, same bytes', compared: v1, floor: 0.85 },
       { name: 'AI Catalog hit (/.well-known/ai-catalog.json, cached)', baselineName: 'bare node:http, same bytes', compared: catalog, floor: 0.85 },
+      { name: 'protected resource metadata hit (oauth tunnel, cached)', baselineName: 'bare node:http, same bytes', compared: prm, floor: 0.85 },
     ],
     notes: [
       `cards: ${Buffer.byteLength(hit.body)}-byte card, ${Buffer.byteLength(miss.body)}-byte 404; errors ${card.value.errors}/${notFound.value.errors}, ` +
