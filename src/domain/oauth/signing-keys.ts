@@ -78,8 +78,10 @@ function plan(rows: readonly SigningKeyRow[], now: number): { current: SigningKe
 export async function ensureSigningKeys(deps: KeyDeps): Promise<KeySet> {
   const now = deps.clock().getTime();
   const rows = await withKeysLocked(deps.db, async (tx) => {
-    let all = await selectSigningKeys(tx);
-    let { current, next, expired } = plan(all, now);
+    const all = await selectSigningKeys(tx);
+    const planned = plan(all, now);
+    const expired = planned.expired;
+    let { current, next } = planned;
     const added: SigningKeyRow[] = [];
     if (!current) {
       current = await newKey(deps, new Date(now));
@@ -93,8 +95,7 @@ export async function ensureSigningKeys(deps: KeyDeps): Promise<KeySet> {
     for (const row of added) await insertSigningKey(tx, row);
     await deleteSigningKeys(tx, expired);
     if (added.length === 0 && expired.length === 0) return all;
-    all = await selectSigningKeys(tx);
-    return all;
+    return selectSigningKeys(tx);
   });
   return keySetOf(deps, rows, now);
 }
