@@ -17,6 +17,7 @@ import { registerInternalTunnelRoutes } from './adapters/http/routes/internal-tu
 import { createMetricsServer, registerMetricsRoute } from './adapters/http/routes/metrics.js';
 import { registerOAuthRoutes } from './adapters/http/routes/oauth.js';
 import { registerOAuthServerRoutes } from './adapters/http/routes/oauth-server.js';
+import { OAuthServer } from './adapters/oauth/oauth-server.js';
 import { createHostRoutedServer } from './adapters/http/server.js';
 import { clearSessionCookie, clientInfo, registerSessionAuth, setSessionCookie } from './adapters/http/session-auth.js';
 import { trustProxyOption } from './adapters/http/client-ip.js';
@@ -47,6 +48,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   const { config, logger, metrics } = deps;
 
   const resolver = new CardResolver(deps);
+  const oauth = await OAuthServer.start(deps);
   wireCardInvalidation(deps, resolver);
   const zoneHost = createZoneHandler({ status: statusService(deps), views: statusViews(config.serviceName), metrics });
   const cards = createCardHandlers({ resolver, metrics, logger });
@@ -71,6 +73,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
 
   const contextOf = (req: FastifyRequest, reply: FastifyReply): GraphQLContext => ({
     deps,
+    oauth,
     viewer: req.viewer,
     client: clientInfo(req),
     setSessionCookie: (token, expiresAt) => setSessionCookie(reply, config, token, expiresAt),
@@ -93,7 +96,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   if (!withConsole) registerPasskeysPage(fastify, { serviceName: config.serviceName });
   if (!config.production) registerGraphiQLAssets(fastify);
   registerOAuthRoutes(fastify, deps);
-  registerOAuthServerRoutes(fastify, deps);
+  registerOAuthServerRoutes(fastify, { ...deps, oauth });
   registerInternalTunnelRoutes(fastify, deps, config.internalApiToken);
   registerHealthRoutes(fastify, deps);
   registerMetricsRoute(fastify, deps);
@@ -114,6 +117,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
       return fastify.listen({ port, host });
     },
     async close() {
+      oauth.stop();
       if (metricsServer?.listening) await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
       await fastify.close();
     },

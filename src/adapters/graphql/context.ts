@@ -2,9 +2,12 @@
 import type { DomainDeps, ClientInfo, Viewer } from '../../domain/context.js';
 import type { Config } from '../../infra/config.js';
 import type { StatusDeps } from '../../domain/status/rollup.js';
+import type { OAuthServer } from '../oauth/oauth-server.js';
 
 export interface GraphQLContext {
   deps: DomainDeps & { config: Config } & StatusDeps;
+  /** The authorization server: its consent requests (API.md section 13). */
+  oauth: Pick<OAuthServer, 'describe' | 'approve' | 'deny'>;
   viewer: Viewer | null;
   client: ClientInfo;
   /** Sets the HttpOnly session cookie on the response (both surfaces sign the dashboard in). */

@@ -12,5 +12,6 @@ import './types/activity.js';
 import './types/providers.js';
 import './types/service-tokens.js';
 import './types/device.js';
+import './types/oauth.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -4,10 +4,11 @@ import { accountRoutes } from './routes/accounts.js';
 import { activityRoutes } from './routes/activity.js';
 import { deviceRoutes } from './routes/device.js';
 import { mfaRoutes } from './routes/mfa.js';
+import { oauthRoutes } from './routes/oauth.js';
 import { passkeyRoutes } from './routes/passkeys.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { ssoRoutes } from './routes/sso.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { tunnelRoutes } from './routes/tunnels.js';
 
-export const restRoutes: RestRoute[] = [...accountRoutes, ...activityRoutes, ...deviceRoutes, ...mfaRoutes, ...passkeyRoutes, ...sessionRoutes, ...ssoRoutes, ...tokenRoutes, ...tunnelRoutes];
+export const restRoutes: RestRoute[] = [...accountRoutes, ...activityRoutes, ...deviceRoutes, ...mfaRoutes, ...oauthRoutes, ...passkeyRoutes, ...sessionRoutes, ...ssoRoutes, ...tokenRoutes, ...tunnelRoutes];

@@ -29,6 +29,8 @@ export const SECURITY_EVENT_TYPES = [
   'token_created',
   'token_revoked',
   'device_approved',
+  'oauth_consent_granted',
+  'oauth_grant_revoked',
 ] as const;
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];

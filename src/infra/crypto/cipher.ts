@@ -1,7 +1,7 @@
 // Secrets that must be read back (email bodies carrying live links, later TOTP secrets) are
 // stored sealed: AES-256-GCM under ENCRYPTION_KEY, a fresh 12-byte nonce per value, the tag
 // checked on open. The stored form is `enc:v1:` + base64(nonce | tag | ciphertext).
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -11,6 +11,8 @@ export interface Cipher {
   seal(plain: string): string;
   /** Throws when the value was sealed under another key or altered. */
   open(sealed: string): string;
+  /** A 32-byte key for one purpose (HKDF-SHA256 of ENCRYPTION_KEY): the same on every instance. */
+  derive(purpose: string): Buffer;
 }
 
 export const isSealed = (value: string) => value.startsWith(PREFIX);
@@ -30,6 +32,9 @@ export function createCipher(key: Buffer): Cipher {
       const d = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
       d.setAuthTag(raw.subarray(12, 28));
       return Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString('utf8');
+    },
+    derive(purpose) {
+      return Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `tunnel-service:${purpose}`, 32));
     },
   };
 }

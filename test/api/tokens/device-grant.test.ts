@@ -76,7 +76,7 @@ test('RFC 8414 metadata names the issuer, the device, token and revocation endpo
   assert.equal(r.json.token_endpoint, `${base}/oauth/token`);
   assert.equal(r.json.revocation_endpoint, `${base}/oauth/revoke`);
   assert.ok(r.json.grant_types_supported.includes(GRANT));
-  assert.deepEqual([...r.json.scopes_supported].sort(), ['account:read', 'tunnels:read', 'tunnels:write']);
+  assert.deepEqual([...r.json.scopes_supported].sort(), ['account:read', 'mcp', 'tunnels:read', 'tunnels:write'], 'the token scopes, and section 13\'s mcp');
   assert.ok(r.json.token_endpoint_auth_methods_supported.includes('none'));
   assert.equal(r.json.device_authorization_endpoint.startsWith(r.json.issuer), true, 'every endpoint under the issuer');
 });

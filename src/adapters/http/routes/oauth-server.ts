@@ -1,47 +1,84 @@
-// This server as an OAuth authorization server (API.md section 12): the RFC 8414 metadata
+// This server as an OAuth authorization server (API.md sections 12 and 13): the RFC 8414 metadata
 // document, the device authorization endpoint (RFC 8628), the token endpoint and revocation
-// (RFC 7009). The endpoints speak OAuth, not problem+json: form-encoded parameters in, JSON
+// (RFC 7009), and the routes oidc-provider answers (ADR 14): authorize and its resume, dynamic
+// registration, the JWKS, and the token and revocation requests that are not this project's own
+// (the device-code grant and `tsk_` tokens are). The endpoints speak OAuth, not problem+json: form-encoded parameters in, JSON
 // `{error, error_description}` out (RFC 6749 section 5.2), `Cache-Control: no-store` on every
 // answer that carries a credential. They read no cookie, so a cross-site form gains nothing
 // (the session check still refuses a cookie-authenticated cross-site write before they run).
 // The decisions live in src/domain/device-grant/; this file parses and answers.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import inject from 'light-my-request';
+import type { OAuthServer } from '../../oauth/oauth-server.js';
+import { isServiceTokenLike } from '../../../domain/tokens/format.js';
 import type { DomainDeps } from '../../../domain/context.js';
 import {
+  DEVICE_CLIENT_ID,
   DEVICE_CODE_GRANT,
   exchangeDeviceCode,
   startDeviceAuthorization,
 } from '../../../domain/device-grant/device-grant.js';
 import { OAuthError } from '../../../domain/device-grant/oauth-error.js';
 import { TOKEN_SCOPES } from '../../../domain/tokens/scopes.js';
+import { MCP_SCOPE } from '../../../domain/cards/card.js';
 import { revokeServiceTokenByValue } from '../../../domain/tokens/service-tokens.js';
 import type { Config } from '../../../infra/config.js';
 import { clientInfo } from '../session-auth.js';
 
 export interface OAuthServerDeps extends DomainDeps {
   config: Pick<Config, 'baseUrl' | 'appUrl'>;
+  oauth: OAuthServer;
 }
 
 /** Form bodies are small: a handful of parameters. */
 const FORM_LIMIT = 16 * 1024;
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 
-/** A parsed form body: its parameters, or why they are refused (answered as invalid_request). */
+/** A parsed form body: its parameters, or why they are refused (answered as invalid_request), and its text. */
 class FormBody {
   constructor(
     readonly params: Map<string, string>,
     readonly refused: string | null,
+    readonly text: string,
   ) {}
+}
+
+/** Any other body, kept as sent for oidc-provider (dynamic registration is JSON). */
+class RawBody {
+  constructor(readonly text: string) {}
 }
 
 function parseForm(text: string): FormBody {
   const params = new Map<string, string>();
   for (const [name, value] of new URLSearchParams(text)) {
     // RFC 6749 section 3.1: parameters must not be included more than once.
-    if (params.has(name)) return new FormBody(params, `The parameter ${name} is repeated.`);
+    if (params.has(name)) return new FormBody(params, `The parameter ${name} is repeated.`, text);
     params.set(name, value);
   }
-  return new FormBody(params, null);
+  return new FormBody(params, null, text);
+}
+
+/** Headers of the provider's answer that the real reply must not copy. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'date']);
+
+/** Hands a request whose body was read here to the provider, and its answer back. */
+async function forward(oauth: OAuthServer, req: FastifyRequest, reply: FastifyReply, body: string | undefined): Promise<FastifyReply> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string' && name !== 'content-length' && name !== 'transfer-encoding') headers[name] = value;
+  }
+  const res = await inject(oauth.handler, { method: req.method as 'POST', url: req.raw.url ?? '/', headers, ...(body === undefined ? {} : { payload: body }), remoteAddress: req.ip });
+  reply.status(res.statusCode);
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value);
+  }
+  return reply.send(res.rawPayload);
+}
+
+/** Hands the request, unread, to the provider (GET routes: authorize, its resume, the JWKS). */
+function handOver(oauth: OAuthServer, req: FastifyRequest, reply: FastifyReply): void {
+  reply.hijack();
+  void oauth.handler(req.raw, reply.raw);
 }
 
 function paramsOf(req: FastifyRequest): Map<string, string> {
@@ -60,25 +97,35 @@ function sendOAuthError(reply: FastifyReply, err: OAuthError): FastifyReply {
     .send({ error: err.error, error_description: err.description });
 }
 
-/** The RFC 8414 document; section 13 adds the authorization-code endpoints to it. */
+/** The RFC 8414 document: sections 12 and 13 together (introspection joins it when it is built). */
 export function authorizationServerMetadata(baseUrl: string): Record<string, unknown> {
   return {
     issuer: baseUrl,
-    device_authorization_endpoint: `${baseUrl}/oauth/device_authorization`,
+    authorization_endpoint: `${baseUrl}/oauth/authorize`,
     token_endpoint: `${baseUrl}/oauth/token`,
+    registration_endpoint: `${baseUrl}/oauth/register`,
     revocation_endpoint: `${baseUrl}/oauth/revoke`,
-    grant_types_supported: [DEVICE_CODE_GRANT],
-    // No authorization endpoint yet (section 13 adds `code`): the device grant needs none.
-    response_types_supported: [],
-    scopes_supported: [...TOKEN_SCOPES],
+    jwks_uri: `${baseUrl}/oauth/jwks`,
+    device_authorization_endpoint: `${baseUrl}/oauth/device_authorization`,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT],
+    code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: ['none'],
     revocation_endpoint_auth_methods_supported: ['none'],
+    authorization_response_iss_parameter_supported: true,
+    scopes_supported: [MCP_SCOPE, ...TOKEN_SCOPES],
   };
 }
 
 export function registerOAuthServerRoutes(app: FastifyInstance, deps: OAuthServerDeps): void {
-  const { config } = deps;
+  const { config, oauth } = deps;
   const metadata = JSON.stringify(authorizationServerMetadata(config.baseUrl));
+
+  // The provider's own GET routes, unread and answered by it.
+  for (const url of ['/oauth/authorize', '/oauth/authorize/:uid', '/oauth/jwks']) {
+    app.get(url, async (req, reply) => handOver(oauth, req, reply));
+  }
 
   app.get('/.well-known/oauth-authorization-server', async (_req, reply) =>
     reply
@@ -87,9 +134,11 @@ export function registerOAuthServerRoutes(app: FastifyInstance, deps: OAuthServe
   );
 
   void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(FORM_TYPE, { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_req, body, done) => done(null, parseForm(String(body))));
-    // Anything else (JSON included) reaches the handler without parameters: invalid_request.
-    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_req, _body, done) => done(null, undefined));
+    // Anything else (JSON included) is kept as text: registration reads JSON; the endpoints of
+    // this file answer it invalid_request.
+    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_req, body, done) => done(null, new RawBody(String(body))));
     scope.setErrorHandler((err, _req, reply) => {
       if (err instanceof OAuthError) return sendOAuthError(reply, err);
       throw err;
@@ -109,11 +158,15 @@ export function registerOAuthServerRoutes(app: FastifyInstance, deps: OAuthServe
       });
     });
 
+    scope.post('/oauth/register', async (req, reply) => forward(oauth, req, reply, req.body instanceof RawBody || req.body instanceof FormBody ? req.body.text : undefined));
+
     scope.post('/oauth/token', async (req, reply) => {
       const params = paramsOf(req);
       const grant = params.get('grant_type');
       if (grant === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
-      if (grant !== DEVICE_CODE_GRANT) throw new OAuthError('unsupported_grant_type', `Supported: ${DEVICE_CODE_GRANT}.`);
+      // The authorization-code and refresh grants are the provider's (section 13).
+      if (grant === 'authorization_code' || grant === 'refresh_token') return forward(oauth, req, reply, (req.body as FormBody).text);
+      if (grant !== DEVICE_CODE_GRANT) throw new OAuthError('unsupported_grant_type', `Supported: authorization_code, refresh_token, ${DEVICE_CODE_GRANT}.`);
       const issued = await exchangeDeviceCode(deps, { deviceCode: params.get('device_code'), clientId: params.get('client_id') }, clientInfo(req));
       return reply
         .headers({ 'cache-control': 'no-store', pragma: 'no-cache' })
@@ -123,6 +176,9 @@ export function registerOAuthServerRoutes(app: FastifyInstance, deps: OAuthServe
     scope.post('/oauth/revoke', async (req, reply) => {
       const token = paramsOf(req).get('token');
       if (token === undefined || token === '') throw new OAuthError('invalid_request', 'token is required.');
+      // Refresh tokens are the provider's; service tokens (and anything unknown) are answered here.
+      const clientId = paramsOf(req).get('client_id');
+      if (!isServiceTokenLike(token) && clientId !== undefined && clientId !== DEVICE_CLIENT_ID) return forward(oauth, req, reply, (req.body as FormBody).text);
       // RFC 7009 section 2.2: 200 whether or not the token was valid.
       await revokeServiceTokenByValue(deps, token, clientInfo(req));
       return reply.headers({ 'cache-control': 'no-store' }).status(200).send();

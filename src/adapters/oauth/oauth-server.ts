@@ -1,0 +1,146 @@
+// The running authorization server (ADR 14): the oidc-provider instance for the current signing
+// keys (rebuilt when a rotation changes them), and the console's consent operations on its
+// interactions. A consent request is bound to the first console session that opens it, lives as
+// long as the provider's interaction (10 minutes) and is decided once. Approving settles the
+// interaction's login and consent in one result, then resumes the authorization in process (the
+// provider's resume endpoint, reached through light-my-request with the resume cookie the provider
+// itself would have set, signed with its cookie key), so the answer is the client's redirect URI
+// with `code`, `state` and `iss`, as API.md section 13 says.
+import { createHmac } from 'node:crypto';
+import inject from 'light-my-request';
+import type { Provider } from 'oidc-provider';
+import type { ClientInfo, Viewer } from '../../domain/context.js';
+import { forbidden, notFound } from '../../domain/errors.js';
+import { recordConsent } from '../../domain/oauth/consent.js';
+import { mayAccess, oauthResource } from '../../domain/oauth/resources.js';
+import { ensureSigningKeys, type KeySet } from '../../domain/oauth/signing-keys.js';
+import { MCP_SCOPE } from '../../domain/cards/card.js';
+import { cookieKeyOf, createOAuthProvider, OAUTH_COOKIES, TTL, type OAuthDeps } from './provider.js';
+
+/** What the consent page shows (GET /api/oauth/requests/<id>). */
+export interface ConsentRequest {
+  clientId: string;
+  clientName: string;
+  redirectHost: string;
+  resource: string;
+  tunnel: { id: string; host: string };
+  scopes: string[];
+  /** Whether the signed-in account may be granted access; when false the page can only deny. */
+  allowed: boolean;
+}
+
+const KEY_CHECK_MS = 3600_000;
+const bindingKey = (uid: string) => `oauth:req:${uid}`;
+
+export class OAuthServer {
+  private provider: Provider;
+  private kids: string;
+  private readonly timer: NodeJS.Timeout;
+
+  private constructor(
+    private readonly deps: OAuthDeps,
+    keys: KeySet,
+  ) {
+    this.provider = createOAuthProvider(deps, keys);
+    this.kids = keys.published.map((k) => k.kid).join();
+    this.timer = setInterval(() => void this.refreshKeys().catch((err: unknown) => deps.logger.error({ err: (err as Error).message }, 'signing key check failed')), KEY_CHECK_MS);
+    this.timer.unref();
+  }
+
+  static async start(deps: OAuthDeps): Promise<OAuthServer> {
+    return new OAuthServer(deps, await ensureSigningKeys(deps));
+  }
+
+  /** Makes or retires keys when due; a changed set gets a provider of its own. */
+  async refreshKeys(): Promise<void> {
+    const keys = await ensureSigningKeys(this.deps);
+    const kids = keys.published.map((k) => k.kid).join();
+    if (kids === this.kids) return;
+    this.provider = createOAuthProvider(this.deps, keys);
+    this.kids = kids;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** The provider's request handler (node's req, res). */
+  get handler(): Provider['callback'] extends () => infer H ? H : never {
+    return this.provider.callback();
+  }
+
+  private async pending(uid: string, viewer: Viewer) {
+    const interaction = await this.provider.Interaction.find(uid);
+    if (!interaction || interaction.result) throw notFound('This sign-in request is unknown, expired or already answered. Start again from the application.');
+    // Bound to the first session that opens it: another browser cannot decide it.
+    const cache = this.deps.cache;
+    const claimed = await cache.setIfAbsent(bindingKey(uid), viewer.sessionId, TTL.Interaction * 1000);
+    if (!claimed && (await cache.get(bindingKey(uid))) !== viewer.sessionId) throw notFound('This sign-in request was opened in another session.');
+    const params = interaction.params as Record<string, unknown>;
+    const resource = await oauthResource(this.deps, params.resource);
+    if (!resource) throw notFound('The tunnel of this request no longer requires OAuth.');
+    const clientId = String(params.client_id);
+    const client = await this.provider.Client.find(clientId);
+    if (!client) throw notFound('The application of this request is no longer registered.');
+    return { interaction, resource, client, clientId };
+  }
+
+  async describe(uid: string, viewer: Viewer): Promise<ConsentRequest> {
+    const { interaction, resource, client, clientId } = await this.pending(uid, viewer);
+    const params = interaction.params as Record<string, unknown>;
+    return {
+      clientId,
+      clientName: client.clientName ?? clientId,
+      redirectHost: new URL(String(params.redirect_uri)).host,
+      resource: resource.resource,
+      tunnel: { id: resource.tunnel.id, host: resource.host },
+      scopes: typeof params.scope === 'string' && params.scope.trim() !== '' ? params.scope.trim().split(/\s+/) : [MCP_SCOPE],
+      allowed: await mayAccess(this.deps, resource, viewer.accountId),
+    };
+  }
+
+  /** Approves: the client's redirect URI with the code (403 for someone not allowed on the tunnel). */
+  async approve(uid: string, viewer: Viewer, client: ClientInfo): Promise<string> {
+    const { interaction, resource, clientId, client: oauthClient } = await this.pending(uid, viewer);
+    if (!(await mayAccess(this.deps, resource, viewer.accountId))) throw forbidden('Your account is not allowed on this tunnel. Ask its owner to add your address.');
+    const grant = new this.provider.Grant({ accountId: viewer.accountId, clientId });
+    grant.addResourceScope(resource.resource, MCP_SCOPE);
+    const grantId = await grant.save();
+    interaction.result = { login: { accountId: viewer.accountId }, consent: { grantId } };
+    await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
+    const redirect = await this.resume(uid, interaction.returnTo);
+    await recordConsent(this.deps, viewer.accountId, { clientId, clientName: oauthClient.clientName ?? clientId, tunnelId: resource.tunnel.id, resource: resource.resource }, client);
+    return redirect;
+  }
+
+  /** Denies: the client's redirect URI with error=access_denied. */
+  async deny(uid: string, viewer: Viewer): Promise<string> {
+    const { interaction } = await this.pending(uid, viewer);
+    interaction.result = { error: 'access_denied', error_description: 'The user denied the request.' };
+    await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
+    return this.resume(uid, interaction.returnTo);
+  }
+
+  /** Runs the provider's resume endpoint in process, as the browser that started would; its Location. */
+  private async resume(uid: string, returnTo: string): Promise<string> {
+    const name = OAUTH_COOKIES.resume;
+    const signature = createHmac('sha1', cookieKeyOf(this.deps)).update(`${name}=${uid}`).digest('base64url');
+    const base = new URL(this.deps.config.baseUrl);
+    const res = await inject(this.handler, {
+      method: 'GET',
+      url: new URL(returnTo).pathname,
+      headers: {
+        host: base.host,
+        cookie: `${name}=${uid}; ${name}.sig=${signature}`,
+        ...(base.protocol === 'https:' ? { 'x-forwarded-proto': 'https' } : {}),
+      },
+    });
+    await this.deps.cache.del(bindingKey(uid));
+    const location = res.headers.location;
+    if ((res.statusCode !== 302 && res.statusCode !== 303) || typeof location !== 'string') {
+      this.deps.logger.error({ status: res.statusCode }, 'oauth resume did not redirect');
+      throw notFound('This sign-in request could not be completed. Start again from the application.');
+    }
+    return location;
+  }
+}

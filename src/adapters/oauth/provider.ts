@@ -1,0 +1,108 @@
+// The authorization server of `oauth` tunnels (API.md section 13) is panva's oidc-provider
+// (ADR 14): this file is its configuration. The protocol (PKCE, redirect URI matching, single-use
+// codes, refresh rotation with reuse detection, dynamic registration, RFC 9068 access tokens,
+// RFC 9207 `iss`) is the library's; the glue here names this project's pieces: the storage
+// adapter, the signing keys, the resources (an `oauth` tunnel's /mcp URL), the console as the
+// interaction UI, and the cookie keys derived from ENCRYPTION_KEY so every instance agrees.
+import { errors, Provider, type Configuration } from 'oidc-provider';
+import type { DomainDeps } from '../../domain/context.js';
+import { MCP_SCOPE } from '../../domain/cards/card.js';
+import { oauthResource } from '../../domain/oauth/resources.js';
+import type { KeySet } from '../../domain/oauth/signing-keys.js';
+import type { Config } from '../../infra/config.js';
+import { modelAdapter } from './model-adapter.js';
+import { escapeHtml } from '../../infra/html/escape.js';
+
+export type OAuthDeps = DomainDeps & { config: Pick<Config, 'baseUrl' | 'appUrl' | 'zone' | 'secureCookies' | 'trustProxy'> };
+
+/** Cookie names, fixed so the consent API can resume an interaction in process. */
+export const OAUTH_COOKIES = { interaction: 'oauth_interaction', resume: 'oauth_resume', session: 'oauth_session' } as const;
+
+/** API.md section 13: codes work once for 60 s; access tokens live an hour; a request 10 minutes. */
+export const TTL = {
+  AuthorizationCode: 60,
+  AccessToken: 3600,
+  Interaction: 600,
+  Session: 600,
+  /** Refresh tokens: rotated on each use (public clients), so each one lives until it is used or 30 days pass. */
+  RefreshToken: 30 * 24 * 3600,
+  Grant: 365 * 24 * 3600,
+} as const;
+
+/** The key the provider signs its cookies with (keygrip: HMAC-SHA1 of `name=value`). */
+export const cookieKeyOf = (deps: Pick<DomainDeps, 'cipher'>): string => deps.cipher.derive('oauth-cookies').toString('base64url');
+
+export function createOAuthProvider(deps: OAuthDeps, keys: KeySet): Provider {
+  const { config } = deps;
+  const configuration: Configuration = {
+    adapter: modelAdapter(deps.db),
+    jwks: { keys: keys.published.map((k) => k.privateJwk) } as Configuration['jwks'],
+    routes: {
+      authorization: '/oauth/authorize',
+      token: '/oauth/token',
+      jwks: '/oauth/jwks',
+      registration: '/oauth/register',
+      revocation: '/oauth/revoke',
+      // Not served (the routes are not mounted): introspection is this project's (ADR 14).
+      introspection: '/oauth/provider-introspection',
+      userinfo: '/oauth/provider-userinfo',
+      end_session: '/oauth/provider-end-session',
+      pushed_authorization_request: '/oauth/provider-par',
+      code_verification: '/oauth/provider-device',
+      device_authorization: '/oauth/provider-device-authorization',
+      backchannel_authentication: '/oauth/provider-ciba',
+      challenge: '/oauth/provider-challenge',
+    },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true },
+      revocation: { enabled: true },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async () => undefined,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx, resource) => {
+          const found = await oauthResource(deps, resource);
+          if (!found) throw new errors.InvalidTarget('resource must be the /mcp URL of a tunnel that requires OAuth');
+          return { scope: MCP_SCOPE, audience: found.resource, accessTokenFormat: 'jwt', accessTokenTTL: TTL.AccessToken, jwt: { sign: { alg: 'ES256' } } };
+        },
+      },
+    },
+    pkce: { required: () => true },
+    responseTypes: ['code'],
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'ES256',
+    },
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // The grant's id rides in the token: introspection checks the grant still stands.
+    extraTokenClaims: async (_ctx, token) => ('grantId' in token && token.grantId ? { grant_id: token.grantId } : {}),
+    interactions: { url: async (_ctx, interaction) => `${config.appUrl}/oauth/consent?request=${encodeURIComponent(interaction.uid)}` },
+    findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
+    cookies: {
+      keys: [cookieKeyOf(deps)],
+      names: OAUTH_COOKIES,
+      long: { signed: true, secure: config.secureCookies, sameSite: 'lax' },
+      short: { signed: true, secure: config.secureCookies, sameSite: 'lax' },
+    },
+    ttl: { ...TTL },
+    // An invalid client_id or redirect_uri never redirects (RFC 6749 4.1.2.1): a plain page says why.
+    renderError: async (ctx, out) => {
+      ctx.type = 'html';
+      ctx.set('content-security-policy', "default-src 'none'; base-uri 'none'; frame-ancestors 'none'");
+      ctx.set('cache-control', 'no-store');
+      const detail = typeof out.error_description === 'string' ? out.error_description : 'The request is not valid.';
+      ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Sign-in request refused</title></head><body><main><h1>This sign-in request cannot continue</h1><p>${escapeHtml(detail)}</p><p>Error: <code>${escapeHtml(String(out.error))}</code>. Go back to the application and try again; if it keeps happening, tell its developer.</p></main></body></html>`;
+    },
+  };
+  const provider = new Provider(config.baseUrl, configuration);
+  provider.proxy = true;
+  // Refusals are the clients' business; the log says what was refused, never a token.
+  provider.on('grant.error', (_ctx, err: Error & { error_detail?: string }) => deps.logger.info({ err: err.message, detail: err.error_detail }, 'oauth token request refused'));
+  provider.on('server_error', (_ctx, err: Error) => deps.logger.error({ err: err.message }, 'oauth server error'));
+  return provider;
+}

@@ -1,0 +1,43 @@
+// The protected resources of the authorization server (API.md section 13): the `/mcp` URL of an
+// `oauth` tunnel, on its tunnel host or its custom domain, exactly. Who may be granted access:
+// the owner and the tunnel's allowed emails (tunnels/access.ts).
+import type { DomainDeps } from '../context.js';
+import { queryOf } from '../cards/lookup.js';
+import { isAllowed } from '../tunnels/access.js';
+import { tunnelHost } from '../tunnels/names.js';
+import { findAccountForGrant, findOAuthTunnel, type OAuthTunnelRow } from './store.js';
+
+export interface OAuthResource {
+  /** The resource indicator: https://<host>/mcp. */
+  resource: string;
+  host: string;
+  tunnel: OAuthTunnelRow;
+}
+
+type ResourceDeps = Pick<DomainDeps, 'db'> & { config: { zone: string } };
+
+/** The `oauth` tunnel a resource indicator names, or null (public, unknown, or not an /mcp URL). */
+export async function oauthResource(deps: ResourceDeps, resource: unknown): Promise<OAuthResource | null> {
+  if (typeof resource !== 'string' || resource.length > 300) return null;
+  let url: URL;
+  try {
+    url = new URL(resource);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'https:' || url.port !== '' || url.pathname !== '/mcp' || url.search !== '' || url.hash !== '' || url.username || url.password) return null;
+  if (`https://${url.hostname}/mcp` !== resource) return null;
+  const query = queryOf(url.hostname, deps.config.zone);
+  if (!query) return null;
+  const tunnel = await findOAuthTunnel(deps.db, query);
+  if (!tunnel) return null;
+  const onDefault = tunnelHost(tunnel.subdomain, tunnel.slug, deps.config.zone) === url.hostname;
+  if (!onDefault && tunnel.customDomain !== url.hostname) return null;
+  return { resource, host: url.hostname, tunnel };
+}
+
+/** Whether the account may be granted access to the resource's tunnel (the owner always may). */
+export async function mayAccess(deps: Pick<DomainDeps, 'db'>, r: OAuthResource, accountId: string): Promise<boolean> {
+  const account = await findAccountForGrant(deps.db, accountId);
+  return account !== null && isAllowed({ ownerId: r.tunnel.ownerId, allowedEmails: r.tunnel.allowedEmails }, account);
+}

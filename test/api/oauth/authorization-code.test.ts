@@ -1,0 +1,228 @@
+// OAuth for tunnels, API.md section 13 (ADR 14): an MCP client registers (RFC 7591), sends the
+// user to /oauth/authorize with PKCE and the tunnel's /mcp URL as resource; the console's consent
+// API approves (or denies) and answers the client's redirect URI with code, state and iss; the
+// code works once for an RFC 9068 access token bound to the tunnel, verified here with jose
+// against the JWKS; refresh tokens rotate and a reused one revokes the grant.
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { test } from 'node:test';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { fromIp, randomIp, signedIn, type SignedIn } from '../../support/accounts.js';
+import { needs } from '../../support/backends.js';
+import type { Reply } from '../../support/http.js';
+import { assertProblem } from '../../support/problem.js';
+import { startTestServer, useServer, type Server } from '../../support/server.js';
+import { createTunnel, patchTunnel } from '../../support/tunnels.js';
+
+const ZONE = 'tunnels.example.test';
+const s = useServer(() => ({ env: { ZONE, TRUST_PROXY: 'true' } }));
+const REDIRECT = 'http://127.0.0.1:8765/callback';
+
+type Person = SignedIn & { headers: Record<string, string> };
+async function person(): Promise<Person> {
+  const headers = fromIp(randomIp());
+  return { ...(await signedIn(s, { headers, verified: true })), headers };
+}
+
+const form = (server: Server, path: string, params: Record<string, string>) =>
+  server.request(path, { method: 'POST', body: new URLSearchParams(params).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+
+async function register(server: Server = s, extra: Record<string, unknown> = {}): Promise<{ client_id: string }> {
+  const r = await server.request('/oauth/register', {
+    method: 'POST',
+    body: { client_name: 'Desk Assistant', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], ...extra },
+  });
+  assert.equal(r.status, 201, r.text);
+  return r.json;
+}
+
+function pkce() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+async function authorize(server: Server, clientId: string, resource: string, challenge: string, extra: Record<string, string> = {}): Promise<Reply> {
+  const q = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 'st-1', scope: 'mcp', resource, ...extra });
+  return server.request(`/oauth/authorize?${q}`);
+}
+
+/** An oauth tunnel of `owner`, and a request for it up to the consent page: its id. */
+async function toConsent(owner: Person, server: Server = s) {
+  const tunnel = await createTunnel(server, owner, { access: 'oauth' });
+  const resource = `https://${tunnel.host}/mcp`;
+  const client = await register(server);
+  const { verifier, challenge } = pkce();
+  const r = await authorize(server, client.client_id, resource, challenge);
+  assert.ok(r.status === 302 || r.status === 303, `${r.status} ${r.text}`);
+  const consent = new URL(String(r.headers.location));
+  assert.equal(`${consent.origin}${consent.pathname}`, `${server.deps.config.appUrl}/oauth/consent`);
+  const id = consent.searchParams.get('request')!;
+  return { tunnel, resource, client, verifier, id };
+}
+
+const api = (p: Person, path: string, method = 'GET', server: Server = s) => server.request(path, { method, bearer: p.token, headers: p.headers });
+
+test('the whole flow: register, authorize, consent, code, RFC 9068 token verified against the JWKS', async () => {
+  const owner = await person();
+  const { tunnel, resource, client, verifier, id } = await toConsent(owner);
+  const seen = await api(owner, `/api/oauth/requests/${id}`);
+  assert.equal(seen.status, 200, seen.text);
+  assert.deepEqual(seen.json, {
+    client_id: client.client_id,
+    client_name: 'Desk Assistant',
+    redirect_host: '127.0.0.1:8765',
+    resource,
+    tunnel: { id: tunnel.id, host: tunnel.host },
+    scopes: ['mcp'],
+    allowed: true,
+  });
+  const approved = await api(owner, `/api/oauth/requests/${id}/approve`, 'POST');
+  assert.equal(approved.status, 200, approved.text);
+  const back = new URL(approved.json.redirect_to);
+  assert.equal(`${back.origin}${back.pathname}`, REDIRECT);
+  assert.equal(back.searchParams.get('state'), 'st-1');
+  assert.equal(back.searchParams.get('iss'), s.deps.config.baseUrl, 'RFC 9207');
+  const code = back.searchParams.get('code')!;
+  assert.ok(code);
+  // Decided: the request is gone.
+  assertProblem(await api(owner, `/api/oauth/requests/${id}/approve`, 'POST'), 404, 'NOT_FOUND');
+
+  const exchange = { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: client.client_id, resource };
+  const tokens = await form(s, '/oauth/token', exchange);
+  assert.equal(tokens.status, 200, tokens.text);
+  assert.equal(tokens.json.token_type, 'Bearer');
+  assert.equal(tokens.json.scope, 'mcp');
+  assert.ok(tokens.json.refresh_token);
+  const jwt = tokens.json.access_token as string;
+  assert.equal(decodeProtectedHeader(jwt).typ, 'at+jwt');
+  const jwks = await s.request('/oauth/jwks');
+  assert.equal(jwks.status, 200);
+  const { payload } = await jwtVerify(jwt, createLocalJWKSet(jwks.json), { issuer: s.deps.config.baseUrl, audience: resource, typ: 'at+jwt' });
+  assert.equal(payload.sub, owner.id);
+  assert.equal(payload.client_id, client.client_id);
+  assert.equal(payload.scope, 'mcp');
+  assert.ok(typeof payload.jti === 'string');
+  assert.equal((payload.exp ?? 0) - (payload.iat ?? 0), 3600);
+
+  // Refresh: rotated; the old one reused revokes the whole grant.
+  const refreshed = await form(s, '/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.json.refresh_token, client_id: client.client_id });
+  assert.equal(refreshed.status, 200, refreshed.text);
+  assert.notEqual(refreshed.json.refresh_token, tokens.json.refresh_token);
+  const reused = await form(s, '/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.json.refresh_token, client_id: client.client_id });
+  assert.equal(reused.json.error, 'invalid_grant');
+  const afterReuse = await form(s, '/oauth/token', { grant_type: 'refresh_token', refresh_token: refreshed.json.refresh_token, client_id: client.client_id });
+  assert.equal(afterReuse.json.error, 'invalid_grant', 'the grant is revoked');
+
+  // Recorded.
+  const activity = await api(owner, '/api/account/activity');
+  const granted = activity.json.events.find((e: { type: string }) => e.type === 'oauth_consent_granted');
+  assert.ok(granted, 'oauth_consent_granted recorded');
+  assert.equal(granted.detail.client_name, 'Desk Assistant');
+  assert.equal(granted.detail.tunnel_id, tunnel.id);
+});
+
+test('a code works once: its second use answers invalid_grant and revokes what the first issued', async () => {
+  const owner = await person();
+  const { resource, client, verifier, id } = await toConsent(owner);
+  const approved = await api(owner, `/api/oauth/requests/${id}/approve`, 'POST');
+  const code = new URL(approved.json.redirect_to).searchParams.get('code')!;
+  const exchange = { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: client.client_id, resource };
+  const first = await form(s, '/oauth/token', exchange);
+  assert.equal(first.status, 200, first.text);
+  const again = await form(s, '/oauth/token', exchange);
+  assert.equal(again.status, 400);
+  assert.equal(again.json.error, 'invalid_grant');
+  const refresh = await form(s, '/oauth/token', { grant_type: 'refresh_token', refresh_token: first.json.refresh_token, client_id: client.client_id });
+  assert.equal(refresh.json.error, 'invalid_grant', 'the refresh token of the first use is revoked');
+  // A wrong verifier is refused too (PKCE).
+  const other = await toConsent(owner);
+  const code2 = new URL((await api(owner, `/api/oauth/requests/${other.id}/approve`, 'POST')).json.redirect_to).searchParams.get('code')!;
+  const wrong = await form(s, '/oauth/token', { grant_type: 'authorization_code', code: code2, code_verifier: randomBytes(32).toString('base64url'), redirect_uri: REDIRECT, client_id: other.client.client_id, resource: other.resource });
+  assert.equal(wrong.json.error, 'invalid_grant');
+});
+
+test('deny: the redirect carries error=access_denied; no code', async () => {
+  const owner = await person();
+  const { id } = await toConsent(owner);
+  const denied = await api(owner, `/api/oauth/requests/${id}/deny`, 'POST');
+  assert.equal(denied.status, 200, denied.text);
+  const back = new URL(denied.json.redirect_to);
+  assert.equal(back.searchParams.get('error'), 'access_denied');
+  assert.equal(back.searchParams.get('state'), 'st-1');
+  assert.equal(back.searchParams.get('code'), null);
+});
+
+test('someone not allowed on the tunnel sees why and cannot approve; an allowed @domain can', async () => {
+  const owner = await person();
+  const { id, tunnel } = await toConsent(owner);
+  const stranger = await person();
+  const seen = await api(stranger, `/api/oauth/requests/${id}`);
+  assert.equal(seen.status, 200, seen.text);
+  assert.equal(seen.json.allowed, false);
+  assertProblem(await api(stranger, `/api/oauth/requests/${id}/approve`, 'POST'), 403, 'FORBIDDEN');
+  // Bound to the session that opened it: the owner cannot take it over.
+  assertProblem(await api(owner, `/api/oauth/requests/${id}`), 404, 'NOT_FOUND');
+  const domain = stranger.email.slice(stranger.email.lastIndexOf('@'));
+  assert.equal((await patchTunnel(s, owner, tunnel.id, { allowed_emails: [domain] })).status, 200);
+  const ok = await api(stranger, `/api/oauth/requests/${id}/approve`, 'POST');
+  assert.equal(ok.status, 200, ok.text);
+  assert.ok(new URL(ok.json.redirect_to).searchParams.get('code'));
+});
+
+test('authorize refuses a public tunnel, a plain challenge and a missing PKCE; an unknown request is 404', async () => {
+  const owner = await person();
+  const open = await createTunnel(s, owner);
+  const client = await register();
+  const { challenge } = pkce();
+  const publicOne = await authorize(s, client.client_id, `https://${open.host}/mcp`, challenge);
+  const loc = new URL(String(publicOne.headers.location));
+  assert.equal(loc.searchParams.get('error'), 'invalid_target', `${publicOne.status} ${publicOne.headers.location}`);
+  const oauthOne = await createTunnel(s, owner, { access: 'oauth' });
+  const plain = await authorize(s, client.client_id, `https://${oauthOne.host}/mcp`, 'abc', { code_challenge_method: 'plain' });
+  assert.equal(new URL(String(plain.headers.location)).searchParams.get('error'), 'invalid_request');
+  const q = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, state: 's', resource: `https://${oauthOne.host}/mcp` });
+  const noPkce = await s.request(`/oauth/authorize?${q}`);
+  assert.equal(new URL(String(noPkce.headers.location)).searchParams.get('error'), 'invalid_request');
+  // A redirect_uri that is not registered never redirects.
+  const wrongRedirect = await s.request(`/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: 'https://evil.example/cb', code_challenge: challenge, code_challenge_method: 'S256', resource: `https://${oauthOne.host}/mcp` })}`);
+  assert.equal(wrongRedirect.status, 400);
+  assert.equal(wrongRedirect.headers.location, undefined);
+  assert.match(String(wrongRedirect.headers['content-type']), /^text\/html/);
+  assert.match(wrongRedirect.text, /redirect_uri/);
+  assert.doesNotMatch(wrongRedirect.text, /<script/i);
+  assertProblem(await api(owner, '/api/oauth/requests/nope'), 404, 'NOT_FOUND');
+});
+
+test('the metadata document lists the authorization-code endpoints beside the device grant', async () => {
+  const r = await s.request('/.well-known/oauth-authorization-server');
+  const base = s.deps.config.baseUrl;
+  assert.equal(r.json.authorization_endpoint, `${base}/oauth/authorize`);
+  assert.equal(r.json.registration_endpoint, `${base}/oauth/register`);
+  assert.equal(r.json.jwks_uri, `${base}/oauth/jwks`);
+  assert.deepEqual(r.json.response_types_supported, ['code']);
+  assert.deepEqual(r.json.code_challenge_methods_supported, ['S256']);
+  assert.equal(r.json.authorization_response_iss_parameter_supported, true);
+  for (const g of ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']) assert.ok(r.json.grant_types_supported.includes(g), g);
+  assert.ok(r.json.token_endpoint_auth_methods_supported.includes('none'));
+});
+
+const shared = needs(['DATABASE_URL', 'REDIS_URL'], 'two instances sharing PostgreSQL and Redis');
+
+test('two instances: authorized on one, consented and exchanged on the other, refreshed on the first', shared, async () => {
+  const b = await startTestServer({ smtp: s.smtp, env: { ZONE, TRUST_PROXY: 'true' } });
+  try {
+    const owner = await person();
+    const { resource, client, verifier, id } = await toConsent(owner, s);
+    const approved = await api(owner, `/api/oauth/requests/${id}/approve`, 'POST', b);
+    assert.equal(approved.status, 200, approved.text);
+    const code = new URL(approved.json.redirect_to).searchParams.get('code')!;
+    const tokens = await form(b, '/oauth/token', { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: client.client_id, resource });
+    assert.equal(tokens.status, 200, tokens.text);
+    const jwksA = (await s.request('/oauth/jwks')).json;
+    await jwtVerify(tokens.json.access_token, createLocalJWKSet(jwksA), { audience: resource });
+    const refreshed = await form(s, '/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.json.refresh_token, client_id: client.client_id });
+    assert.equal(refreshed.status, 200, refreshed.text);
+  } finally {
+    await b.close();
+  }
+});
