@@ -4,6 +4,7 @@
 // phone width under test-artifacts/console/, and may reach nothing but loopback.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { useFixture } from '../../support/fixture.js';
 import { fakeUser } from '../../support/sso-browser.js';
@@ -302,6 +303,54 @@ test('tunnel access: require sign-in, allow an @domain, the exact URL shown; the
   await again.getByRole('switch', { name: 'Require sign-in (OAuth)' }).uncheck();
   await assert.doesNotReject(page().getByText(`${host} is open to anyone again.`).waitFor());
   assert.equal((await prm()).status, 404);
+});
+
+test('an MCP client asks for a protected tunnel: consent in the console, through sign-in too, then Allow or Deny', needsChromium(), async () => {
+  const cookie = await sessionCookieOf(page());
+  const made = await s.request('/api/tunnels', { method: 'POST', cookie, headers: { origin: s.url }, body: { subdomain: 'vault', access: 'oauth' } });
+  assert.equal(made.status, 201, made.text);
+  const resource = `https://${made.json.host}/mcp`;
+  const callback = 'http://127.0.0.1:9/callback';
+  const client = await s.request('/oauth/register', { method: 'POST', body: { client_name: 'Desk Assistant', redirect_uris: [callback], token_endpoint_auth_method: 'none' } });
+  assert.equal(client.status, 201, client.text);
+  const verifier = 'v'.repeat(50);
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const authorizeUrl = (state: string) =>
+    url(`/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: client.json.client_id, redirect_uri: callback, code_challenge: challenge, code_challenge_method: 'S256', state, scope: 'mcp', resource })}`);
+  // The application's redirect target: answered here, so nothing leaves the browser.
+  await ctx().context.route('http://127.0.0.1:9/**', (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: 'back in the application' }));
+
+  await page().goto(authorizeUrl('allow-1'));
+  await page().waitForURL((u) => u.pathname === '/oauth/consent');
+  await assert.doesNotReject(page().getByRole('heading', { level: 1, name: `Allow Desk Assistant to use ${made.json.host}?` }).waitFor());
+  await assert.doesNotReject(main().getByText('127.0.0.1:9', { exact: true }).waitFor());
+  await assert.doesNotReject(main().getByText(resource, { exact: true }).waitFor());
+  await checkPage(page(), 'consent');
+  await main().getByRole('button', { name: 'Allow', exact: true }).click();
+  await page().waitForURL((u) => u.href.startsWith(callback));
+  const back = new URL(page().url());
+  assert.equal(back.searchParams.get('state'), 'allow-1');
+  assert.equal(back.searchParams.get('iss'), s.deps.config.baseUrl);
+  const tokens = await s.request('/oauth/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, code_verifier: verifier, redirect_uri: callback, client_id: client.json.client_id, resource }).toString(),
+  });
+  assert.equal(tokens.status, 200, tokens.text);
+
+  // Signed out: the request waits through the sign-in, then Deny.
+  await page().goto(url('/account'));
+  await signOut(page());
+  await page().goto(authorizeUrl('deny-1'));
+  await page().waitForURL(url('/sign-in'));
+  await page().getByLabel('Email', { exact: true }).fill(person.email);
+  await page().getByLabel('Password', { exact: true }).fill(person.password);
+  await page().getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page().waitForURL((u) => u.pathname === '/oauth/consent');
+  await main().getByRole('button', { name: 'Deny', exact: true }).click();
+  await page().waitForURL((u) => u.href.startsWith(callback));
+  assert.equal(new URL(page().url()).searchParams.get('error'), 'access_denied');
+  await page().goto(url('/account'));
 });
 
 test('access tokens: created after confirming it is you, shown once, reach the API in their scopes; revoke', needsChromium(), async () => {

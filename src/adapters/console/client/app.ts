@@ -68,7 +68,7 @@ export function signedInHome(): string {
   const path = sessionStorage.getItem(RETURN_KEY);
   sessionStorage.removeItem(RETURN_KEY);
   // Only this console's own paths: never an address taken from elsewhere.
-  return path !== null && /^\/[a-z-]+(\?[\w=&%-]*)?$/.test(path) ? path : '/account';
+  return path !== null && /^(\/[a-z-]+)+(\?[\w=&%-]*)?$/.test(path) ? path : '/account';
 }
 
 /** After a first step on an account with two-step sign-in on: the /mfa page asks for a code. */

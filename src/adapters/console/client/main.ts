@@ -13,6 +13,7 @@ import { takeResume, type Resume } from './reauth.js';
 import { tunnelsView } from './tunnels.js';
 import { tokensView } from './tokens.js';
 import { deviceView } from './device.js';
+import { consentView } from './consent.js';
 
 type Page = { title: string; auth: 'in' | 'out' | 'any'; render: (boot: Boot, me: Me | null) => Node | Promise<Node> };
 
@@ -41,6 +42,7 @@ const PAGES: Record<string, Page> = {
   '/tunnels': { title: 'Tunnels', auth: 'in', render: (_b, me) => tunnelsView(me!) },
   '/tokens': { title: 'Access tokens', auth: 'in', render: () => tokensView() },
   '/device': { title: 'Connect a device', auth: 'in', render: () => deviceView() },
+  '/oauth/consent': { title: 'Allow access?', auth: 'in', render: (_b, me) => consentView(me!) },
 };
 /** Paths other helpers' pages used; the console answers them. */
 const ALIASES: Record<string, string> = { '/passkeys': '/security', '/settings': '/account' };
@@ -163,8 +165,8 @@ async function render(rawPath: string, opts: { keepFocus?: boolean } = {}): Prom
     return;
   }
   if (page.auth === 'in' && !me) {
-    // Signing in first, then back here (the device page keeps its code).
-    if (path === '/device') returnAfterSignIn(path + location.search);
+    // Signing in first, then back here (the device page keeps its code, the consent page its request).
+    if (path === '/device' || path === '/oauth/consent') returnAfterSignIn(path + location.search);
     path = '/sign-in';
     history.replaceState(null, '', path);
     page = PAGES[path]!;

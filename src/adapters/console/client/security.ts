@@ -435,6 +435,8 @@ const EVENT_TEXT: Record<string, string> = {
   token_created: 'Access token created',
   token_revoked: 'Access token revoked',
   device_approved: 'Device signed in',
+  oauth_consent_granted: 'Application allowed',
+  oauth_grant_revoked: 'Application access revoked',
 };
 
 function eventDetail(e: SecurityEvent): string {
