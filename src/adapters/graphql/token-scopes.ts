@@ -35,6 +35,8 @@ export const REACH: ReadonlyMap<string, readonly string[]> = new Map([
   ['Account.tunnelHostSuffix', TUNNELS_READ],
   ['Query.tunnel', TUNNELS_READ],
   ['Tunnel.*', TUNNELS_READ],
+  // Who holds access names other people (their addresses): never a token's.
+  ['Tunnel.accessGrants', []],
   ['Mutation.createTunnel', TUNNELS_WRITE],
   ['Mutation.updateTunnel', TUNNELS_WRITE],
   ['Mutation.deleteTunnel', TUNNELS_WRITE],

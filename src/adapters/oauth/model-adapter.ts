@@ -23,6 +23,7 @@ export function modelAdapter(db: Db): (kind: string) => Adapter {
         grantId: str(payload.grantId),
         uid: str(payload.uid),
         userCode: str(payload.userCode),
+        accountId: str(payload.accountId),
         expiresAt: expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
       });
     },

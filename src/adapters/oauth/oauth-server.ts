@@ -13,7 +13,9 @@ import type { ClientInfo, Viewer } from '../../domain/context.js';
 import { forbidden, notFound } from '../../domain/errors.js';
 import { recordConsent } from '../../domain/oauth/consent.js';
 import { mayAccess, oauthResource } from '../../domain/oauth/resources.js';
-import { ensureSigningKeys, type KeySet } from '../../domain/oauth/signing-keys.js';
+import { ensureSigningKeys, jwksOf, type KeySet } from '../../domain/oauth/signing-keys.js';
+import { findAccountForGrant } from '../../domain/oauth/store.js';
+import { createLocalJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { MCP_SCOPE } from '../../domain/cards/card.js';
 import { cookieKeyOf, createOAuthProvider, OAUTH_COOKIES, TTL, type OAuthDeps } from './provider.js';
 
@@ -29,12 +31,20 @@ export interface ConsentRequest {
   allowed: boolean;
 }
 
+/** RFC 7662 answers: inactive says nothing else. */
+export type Introspection =
+  | { active: false }
+  | { active: true; sub: string; aud: string; client_id: string; scope: string; exp: number; email: string };
+
+const INACTIVE: Introspection = { active: false };
+
 const KEY_CHECK_MS = 3600_000;
 const bindingKey = (uid: string) => `oauth:req:${uid}`;
 
 export class OAuthServer {
   private provider: Provider;
   private kids: string;
+  private verifyKeys: JWTVerifyGetKey;
   private readonly timer: NodeJS.Timeout;
 
   private constructor(
@@ -43,6 +53,7 @@ export class OAuthServer {
   ) {
     this.provider = createOAuthProvider(deps, keys);
     this.kids = keys.published.map((k) => k.kid).join();
+    this.verifyKeys = createLocalJWKSet(jwksOf(keys));
     this.timer = setInterval(() => void this.refreshKeys().catch((err: unknown) => deps.logger.error({ err: (err as Error).message }, 'signing key check failed')), KEY_CHECK_MS);
     this.timer.unref();
   }
@@ -57,7 +68,31 @@ export class OAuthServer {
     const kids = keys.published.map((k) => k.kid).join();
     if (kids === this.kids) return;
     this.provider = createOAuthProvider(this.deps, keys);
+    this.verifyKeys = createLocalJWKSet(jwksOf(keys));
     this.kids = kids;
+  }
+
+  /**
+   * RFC 7662 for the edge: active only while the token verifies (signature, issuer, type, expiry),
+   * its grant stands (not revoked, not reused), its audience is still an `oauth` tunnel's /mcp URL
+   * and its account exists and is still allowed on that tunnel.
+   */
+  async introspect(token: string): Promise<Introspection> {
+    let payload: Record<string, unknown>;
+    try {
+      ({ payload } = await jwtVerify(token, this.verifyKeys, { issuer: this.deps.config.baseUrl, typ: 'at+jwt' }));
+    } catch {
+      return INACTIVE;
+    }
+    const { sub, aud, client_id: clientId, scope, exp, grant_id: grantId } = payload;
+    if (typeof sub !== 'string' || typeof aud !== 'string' || typeof clientId !== 'string' || typeof scope !== 'string' || typeof exp !== 'number' || typeof grantId !== 'string') return INACTIVE;
+    const grant = await this.provider.Grant.find(grantId);
+    if (!grant || grant.accountId !== sub || grant.clientId !== clientId) return INACTIVE;
+    const resource = await oauthResource(this.deps, aud);
+    if (!resource) return INACTIVE;
+    const account = await findAccountForGrant(this.deps.db, sub);
+    if (!account || !(await mayAccess(this.deps, resource, sub))) return INACTIVE;
+    return { active: true, sub, aud, client_id: clientId, scope, exp, email: account.email };
   }
 
   stop(): void {

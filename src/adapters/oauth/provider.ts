@@ -8,6 +8,7 @@ import { errors, Provider, type Configuration } from 'oidc-provider';
 import type { DomainDeps } from '../../domain/context.js';
 import { MCP_SCOPE } from '../../domain/cards/card.js';
 import { oauthResource } from '../../domain/oauth/resources.js';
+import { touchGrant } from '../../domain/oauth/store.js';
 import type { KeySet } from '../../domain/oauth/signing-keys.js';
 import type { Config } from '../../infra/config.js';
 import { modelAdapter } from './model-adapter.js';
@@ -104,5 +105,10 @@ export function createOAuthProvider(deps: OAuthDeps, keys: KeySet): Provider {
   // Refusals are the clients' business; the log says what was refused, never a token.
   provider.on('grant.error', (_ctx, err: Error & { error_detail?: string }) => deps.logger.info({ err: err.message, detail: err.error_detail }, 'oauth token request refused'));
   provider.on('server_error', (_ctx, err: Error) => deps.logger.error({ err: err.message }, 'oauth server error'));
+  // "Last used" of the console's lists: each token issuance of a grant.
+  provider.on('grant.success', (ctx) => {
+    const grantId = ctx.oidc.entities.Grant?.jti;
+    if (grantId) touchGrant(deps.db, grantId, new Date()).catch((err: unknown) => deps.logger.warn({ err: (err as Error).message }, 'grant last-use write failed'));
+  });
   return provider;
 }

@@ -8,6 +8,7 @@ import { confirmPassword } from '../passwords/password-confirmation.js';
 import { releaseNames } from '../tunnels/released-names.js';
 import { inTransaction } from '../store.js';
 import { deleteAccountRow, readDeletionLeftovers } from './store.js';
+import { deleteAccountModels } from '../oauth/store.js';
 
 /** What these flows use of the domain's dependencies. */
 type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events'>;
@@ -31,6 +32,8 @@ export async function deleteAccount(
     const domains = tunnels.flatMap((t) => (t.customDomain ? [t.customDomain] : []));
     await releaseNames(tx, 'domain', domains, account.id, now);
     await deleteAccountRow(tx, account.id);
+    // Its OAuth grants, codes and refresh tokens (stored by kind, with no foreign key).
+    await deleteAccountModels(tx, account.id);
     return { credentials, tunnels };
   });
   await tombstone(deps, [...credentials, viewer.tokenHash]);

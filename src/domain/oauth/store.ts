@@ -1,6 +1,6 @@
 // The authorization server's queries (API.md section 13): its signing keys, read and rotated
 // under a transaction-level advisory lock so one instance at a time creates or drops a key.
-import type { Db, Tx } from '../store.js';
+import type { Db, DbHandle, Tx } from '../store.js';
 
 export interface SigningKeyRow {
   kid: string;
@@ -49,11 +49,12 @@ export interface ModelWrite {
   grantId: string | null;
   uid: string | null;
   userCode: string | null;
+  accountId: string | null;
   expiresAt: Date | null;
 }
 
 export async function upsertModel(db: Db, m: ModelWrite): Promise<void> {
-  const data = { payload: m.payload as object, grantId: m.grantId, uid: m.uid, userCode: m.userCode, expiresAt: m.expiresAt };
+  const data = { payload: m.payload as object, grantId: m.grantId, uid: m.uid, userCode: m.userCode, accountId: m.accountId, expiresAt: m.expiresAt };
   await db.oAuthModel.upsert({ where: { kind_id: { kind: m.kind, id: m.id } }, create: { kind: m.kind, id: m.id, ...data }, update: data, select: { id: true } });
 }
 
@@ -103,4 +104,65 @@ export async function findOAuthTunnel(db: Db, where: { subdomain: string; slug: 
 
 export function findAccountForGrant(db: Db, id: string): Promise<{ id: string; email: string } | null> {
   return db.account.findUnique({ where: { id }, select: { id: true, email: true } });
+}
+
+/** A stored grant, as the console lists it. */
+export interface GrantRow {
+  id: string;
+  accountId: string;
+  clientId: string;
+  /** Resource indicator → its scopes (space-separated). */
+  resources: Record<string, string>;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+const GRANT_KIND = 'Grant';
+
+function grantOf(r: { id: string; payload: unknown; usedAt: Date | null }): GrantRow | null {
+  const p = r.payload as { accountId?: unknown; clientId?: unknown; resources?: unknown; iat?: unknown };
+  if (typeof p.accountId !== 'string' || typeof p.clientId !== 'string') return null;
+  const resources = typeof p.resources === 'object' && p.resources !== null ? (p.resources as Record<string, string>) : {};
+  return { id: r.id, accountId: p.accountId, clientId: p.clientId, resources, createdAt: new Date(typeof p.iat === 'number' ? p.iat * 1000 : 0), lastUsedAt: r.usedAt };
+}
+
+/** The account's live grants, newest first. */
+export async function selectAccountGrants(db: Db, accountId: string, now: Date): Promise<GrantRow[]> {
+  const rows = await db.oAuthModel.findMany({ where: { kind: GRANT_KIND, accountId, ...unexpired(now) }, select: { id: true, payload: true, usedAt: true } });
+  return rows.map(grantOf).filter((g): g is GrantRow => g !== null).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+}
+
+/** Live grants for any of these resource indicators (a tunnel's /mcp URLs), newest first. */
+export async function selectResourceGrants(db: Db, resources: readonly string[], now: Date): Promise<GrantRow[]> {
+  if (resources.length === 0) return [];
+  const rows = await db.$queryRaw<{ id: string; payload: unknown; usedAt: Date | null }[]>`
+    SELECT id, payload, used_at AS "usedAt" FROM oauth_models
+    WHERE kind = ${GRANT_KIND} AND (expires_at IS NULL OR expires_at > ${now}) AND payload->'resources' ?| ${[...resources]}::text[]`;
+  return rows.map(grantOf).filter((g): g is GrantRow => g !== null && resources.some((r) => r in g.resources)).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+}
+
+export async function findGrant(db: Db, id: string, now: Date): Promise<GrantRow | null> {
+  const row = await db.oAuthModel.findFirst({ where: { kind: GRANT_KIND, id, ...unexpired(now) }, select: { id: true, payload: true, usedAt: true } });
+  return row ? grantOf(row) : null;
+}
+
+/** The grant and everything it issued (codes, refresh tokens): gone in one statement. */
+export async function deleteGrantAndModels(db: DbHandle, id: string): Promise<void> {
+  await db.oAuthModel.deleteMany({ where: { OR: [{ kind: GRANT_KIND, id }, { grantId: id }] } });
+}
+
+export async function touchGrant(db: Db, id: string, at: Date): Promise<void> {
+  await db.oAuthModel.updateMany({ where: { kind: GRANT_KIND, id }, data: { usedAt: at } });
+}
+
+/** Registered clients' names (dynamic registration); a metadata-document client is named by its URL. */
+export async function clientNames(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.oAuthModel.findMany({ where: { kind: 'Client', id: { in: [...ids] } }, select: { id: true, payload: true } });
+  return new Map(rows.map((r) => [r.id, String((r.payload as { client_name?: unknown }).client_name ?? r.id)]));
+}
+
+/** Every OAuth model of a deleted account (its grants, codes, tokens, sessions). */
+export async function deleteAccountModels(db: DbHandle, accountId: string): Promise<void> {
+  await db.oAuthModel.deleteMany({ where: { accountId } });
 }

@@ -4,63 +4,27 @@
 // code works once for an RFC 9068 access token bound to the tunnel, verified here with jose
 // against the JWKS; refresh tokens rotate and a reused one revokes the grant.
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { fromIp, randomIp, signedIn, type SignedIn } from '../../support/accounts.js';
 import { needs } from '../../support/backends.js';
-import type { Reply } from '../../support/http.js';
 import { assertProblem } from '../../support/problem.js';
 import { startTestServer, useServer, type Server } from '../../support/server.js';
 import { createTunnel, patchTunnel } from '../../support/tunnels.js';
+import { api as apiAs, authorize, form, pkce, REDIRECT, register as registerClient, toConsent as consentFlow } from '../../support/oauth.js';
 
 const ZONE = 'tunnels.example.test';
 const s = useServer(() => ({ env: { ZONE, TRUST_PROXY: 'true' } }));
-const REDIRECT = 'http://127.0.0.1:8765/callback';
-
 type Person = SignedIn & { headers: Record<string, string> };
 async function person(): Promise<Person> {
   const headers = fromIp(randomIp());
   return { ...(await signedIn(s, { headers, verified: true })), headers };
 }
 
-const form = (server: Server, path: string, params: Record<string, string>) =>
-  server.request(path, { method: 'POST', body: new URLSearchParams(params).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-
-async function register(server: Server = s, extra: Record<string, unknown> = {}): Promise<{ client_id: string }> {
-  const r = await server.request('/oauth/register', {
-    method: 'POST',
-    body: { client_name: 'Desk Assistant', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], ...extra },
-  });
-  assert.equal(r.status, 201, r.text);
-  return r.json;
-}
-
-function pkce() {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
-
-async function authorize(server: Server, clientId: string, resource: string, challenge: string, extra: Record<string, string> = {}): Promise<Reply> {
-  const q = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 'st-1', scope: 'mcp', resource, ...extra });
-  return server.request(`/oauth/authorize?${q}`);
-}
-
-/** An oauth tunnel of `owner`, and a request for it up to the consent page: its id. */
-async function toConsent(owner: Person, server: Server = s) {
-  const tunnel = await createTunnel(server, owner, { access: 'oauth' });
-  const resource = `https://${tunnel.host}/mcp`;
-  const client = await register(server);
-  const { verifier, challenge } = pkce();
-  const r = await authorize(server, client.client_id, resource, challenge);
-  assert.ok(r.status === 302 || r.status === 303, `${r.status} ${r.text}`);
-  const consent = new URL(String(r.headers.location));
-  assert.equal(`${consent.origin}${consent.pathname}`, `${server.deps.config.appUrl}/oauth/consent`);
-  const id = consent.searchParams.get('request')!;
-  return { tunnel, resource, client, verifier, id };
-}
-
-const api = (p: Person, path: string, method = 'GET', server: Server = s) => server.request(path, { method, bearer: p.token, headers: p.headers });
+const api = (p: Person, path: string, method = 'GET', server: Server = s) => apiAs(p, path, method, server);
+const toConsent = (owner: Person, server: Server = s) => consentFlow(server, owner);
+const register = (server: Server = s) => registerClient(server);
 
 test('the whole flow: register, authorize, consent, code, RFC 9068 token verified against the JWKS', async () => {
   const owner = await person();

@@ -2,6 +2,9 @@
 // the answer. Only sessions reach these (token-scopes.ts names none of them).
 import type { ConsentRequest } from '../../oauth/oauth-server.js';
 import { builder } from '../builder.js';
+import { listAccountGrants, listTunnelGrants, revokeAccountGrant, revokeTunnelGrant, type GrantView } from '../../../domain/oauth/grants.js';
+import { AccountRef } from './account.js';
+import { TunnelRef } from './tunnel.js';
 
 const ConsentTunnelRef = builder.objectRef<ConsentRequest['tunnel']>('OAuthRequestTunnel').implement({
   fields: (t) => ({ id: t.exposeID('id'), host: t.exposeString('host') }),
@@ -42,5 +45,61 @@ builder.mutationFields((t) => ({
     authScopes: { signedIn: true },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => ctx.oauth.deny(String(args.id), ctx.viewer!),
+  }),
+}));
+
+const GrantTunnelRef = builder.objectRef<{ id: string; host: string }>('OAuthGrantTunnel').implement({
+  fields: (t) => ({ id: t.exposeID('id'), host: t.exposeString('host') }),
+});
+
+const OAuthGrantRef = builder.objectRef<GrantView>('OAuthGrant').implement({
+  description: "An application's access to an OAuth-protected tunnel, granted by an account.",
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    clientId: t.exposeString('clientId'),
+    clientName: t.exposeString('clientName'),
+    resource: t.exposeString('resource', { description: "The tunnel's /mcp URL the access is bound to." }),
+    tunnel: t.field({ type: GrantTunnelRef, nullable: true, description: 'Null once the tunnel no longer requires OAuth.', resolve: (g) => g.tunnel }),
+    scopes: t.exposeStringList('scopes'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true, description: 'When it last got tokens.' }),
+    email: t.exposeString('email', { nullable: true, description: "The holder's address, in the tunnel owner's view (Tunnel.accessGrants)." }),
+  }),
+});
+
+builder.objectField(AccountRef, 'oauthGrants', (t) =>
+  t.field({
+    type: [OAuthGrantRef],
+    description: 'Authorized applications: what this account allowed, newest first.',
+    resolve: (account, _args, ctx) => listAccountGrants(ctx.deps, account.id),
+  }),
+);
+
+builder.objectField(TunnelRef, 'accessGrants', (t) =>
+  t.field({
+    type: [OAuthGrantRef],
+    description: 'Who holds access to this (OAuth-protected) tunnel, newest first.',
+    resolve: (tunnel, _args, ctx) => listTunnelGrants(ctx.deps, ctx.viewer!.accountId, tunnel.id),
+  }),
+);
+
+builder.mutationFields((t) => ({
+  revokeOAuthGrant: t.boolean({
+    description: "Revokes one of this account's authorized applications: its tokens turn inactive at once.",
+    authScopes: { signedIn: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      await revokeAccountGrant(ctx.deps, ctx.viewer!.accountId, String(args.id), ctx.client);
+      return true;
+    },
+  }),
+  revokeTunnelAccess: t.boolean({
+    description: "The tunnel owner revokes someone's access to the tunnel.",
+    authScopes: { signedIn: true },
+    args: { tunnelId: t.arg.id({ required: true }), grantId: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      await revokeTunnelGrant(ctx.deps, ctx.viewer!.accountId, String(args.tunnelId), String(args.grantId), ctx.client);
+      return true;
+    },
   }),
 }));

@@ -24,9 +24,10 @@ import { MCP_SCOPE } from '../../../domain/cards/card.js';
 import { revokeServiceTokenByValue } from '../../../domain/tokens/service-tokens.js';
 import type { Config } from '../../../infra/config.js';
 import { clientInfo } from '../session-auth.js';
+import { hasBearer } from '../bearer.js';
 
 export interface OAuthServerDeps extends DomainDeps {
-  config: Pick<Config, 'baseUrl' | 'appUrl'>;
+  config: Pick<Config, 'baseUrl' | 'appUrl' | 'internalApiToken'>;
   oauth: OAuthServer;
 }
 
@@ -97,7 +98,7 @@ function sendOAuthError(reply: FastifyReply, err: OAuthError): FastifyReply {
     .send({ error: err.error, error_description: err.description });
 }
 
-/** The RFC 8414 document: sections 12 and 13 together (introspection joins it when it is built). */
+/** The RFC 8414 document: sections 12 and 13 together. */
 export function authorizationServerMetadata(baseUrl: string): Record<string, unknown> {
   return {
     issuer: baseUrl,
@@ -105,6 +106,7 @@ export function authorizationServerMetadata(baseUrl: string): Record<string, unk
     token_endpoint: `${baseUrl}/oauth/token`,
     registration_endpoint: `${baseUrl}/oauth/register`,
     revocation_endpoint: `${baseUrl}/oauth/revoke`,
+    introspection_endpoint: `${baseUrl}/oauth/introspect`,
     jwks_uri: `${baseUrl}/oauth/jwks`,
     device_authorization_endpoint: `${baseUrl}/oauth/device_authorization`,
     response_types_supported: ['code'],
@@ -171,6 +173,18 @@ export function registerOAuthServerRoutes(app: FastifyInstance, deps: OAuthServe
       return reply
         .headers({ 'cache-control': 'no-store', pragma: 'no-cache' })
         .send({ access_token: issued.accessToken, token_type: 'Bearer', scope: issued.scope });
+    });
+
+    // RFC 7662 for the edge, authenticated with INTERNAL_API_TOKEN (ADR 14: JWT access tokens are
+    // introspected here, not by the provider).
+    scope.post('/oauth/introspect', async (req, reply) => {
+      reply.header('cache-control', 'no-store');
+      if (!config.internalApiToken || !hasBearer(req.headers.authorization, config.internalApiToken)) {
+        return reply.status(401).header('www-authenticate', 'Bearer').send({ error: 'invalid_client', error_description: 'Introspection needs the internal API token.' });
+      }
+      const token = paramsOf(req).get('token');
+      if (token === undefined || token === '') throw new OAuthError('invalid_request', 'token is required.');
+      return reply.send(await oauth.introspect(token));
     });
 
     scope.post('/oauth/revoke', async (req, reply) => {

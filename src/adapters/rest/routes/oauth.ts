@@ -1,8 +1,33 @@
 // The consent page's paths of API.md section 13: the same operations as GraphQL.
 import { graphql } from '../../documents/graphql.js';
-import { route, type RestRoute } from '../route.js';
+import { route, signedIn, type RestRoute } from '../route.js';
 
 export const oauthRoutes: RestRoute[] = [
+  route({
+    method: 'GET',
+    url: '/api/oauth/grants',
+    document: graphql('query { me { oauthGrants { id clientId clientName resource tunnel { id host } scopes createdAt lastUsedAt } } }'),
+    status: 200,
+    respond: (d) => ({
+      grants: signedIn(d.me).oauthGrants.map((g) => ({
+        id: g.id,
+        client_id: g.clientId,
+        client_name: g.clientName,
+        resource: g.resource,
+        tunnel: g.tunnel,
+        scopes: g.scopes,
+        created_at: g.createdAt,
+        last_used_at: g.lastUsedAt,
+      })),
+    }),
+  }),
+  route({
+    method: 'DELETE',
+    url: '/api/oauth/grants/:id',
+    document: graphql('mutation ($id: ID!) { revokeOAuthGrant(id: $id) }'),
+    params: { id: 'id' },
+    status: 204,
+  }),
   route({
     method: 'GET',
     url: '/api/oauth/requests/:id',

@@ -1,0 +1,93 @@
+// Who holds access to OAuth-protected tunnels (API.md section 13): an account's authorized
+// applications, and per tunnel, the grants its owner sees. Revoking deletes the grant and
+// everything it issued (codes, refresh tokens); its access tokens turn inactive at the edge's next
+// introspection, since introspection asks for the grant.
+import { changeAccount } from '../activity/account-change.js';
+import type { ClientInfo, DomainDeps } from '../context.js';
+import { notFound } from '../errors.js';
+import { findOwnedTunnel } from '../tunnels/store.js';
+import { tunnelHost } from '../tunnels/names.js';
+import { oauthResource } from './resources.js';
+import { clientNames, deleteGrantAndModels, findAccountForGrant, findGrant, selectAccountGrants, selectResourceGrants, type GrantRow } from './store.js';
+
+type GrantDeps = Pick<DomainDeps, 'db' | 'clock' | 'events' | 'outbox' | 'mailNotify'> & { config: { zone: string } };
+
+export interface GrantView {
+  id: string;
+  clientId: string;
+  clientName: string;
+  resource: string;
+  /** Null once the tunnel no longer requires OAuth (or is gone). */
+  tunnel: { id: string; host: string } | null;
+  scopes: string[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  /** The holder's address (the tunnel owner's view). */
+  email: string | null;
+}
+
+async function views(deps: GrantDeps, rows: readonly GrantRow[], withEmail: boolean): Promise<GrantView[]> {
+  const names = await clientNames(deps.db, [...new Set(rows.map((r) => r.clientId))]);
+  return Promise.all(
+    rows.map(async (g) => {
+      const [resource = '', scope = ''] = Object.entries(g.resources)[0] ?? [];
+      const found = await oauthResource(deps, resource);
+      const holder = withEmail ? await findAccountForGrant(deps.db, g.accountId) : null;
+      return {
+        id: g.id,
+        clientId: g.clientId,
+        clientName: names.get(g.clientId) ?? g.clientId,
+        resource,
+        tunnel: found && { id: found.tunnel.id, host: found.host },
+        scopes: scope.split(' ').filter(Boolean),
+        createdAt: g.createdAt,
+        lastUsedAt: g.lastUsedAt,
+        email: holder?.email ?? null,
+      };
+    }),
+  );
+}
+
+/** The account's authorized applications, newest first. */
+export async function listAccountGrants(deps: GrantDeps, accountId: string): Promise<GrantView[]> {
+  return views(deps, await selectAccountGrants(deps.db, accountId, deps.clock()), false);
+}
+
+async function revoke(deps: GrantDeps, grant: GrantRow, by: 'holder' | 'tunnel owner', client: ClientInfo): Promise<void> {
+  await changeAccount(deps, grant.accountId, async (tx, change) => {
+    await deleteGrantAndModels(tx, grant.id);
+    await change.record({
+      type: 'oauth_grant_revoked',
+      client,
+      at: deps.clock(),
+      detail: { grant_id: grant.id, client_id: grant.clientId.slice(0, 200), resource: Object.keys(grant.resources)[0] ?? null, revoked_by: by },
+    });
+  });
+}
+
+/** DELETE /api/oauth/grants/<id>: the account's own grant (another's answers 404). */
+export async function revokeAccountGrant(deps: GrantDeps, accountId: string, id: string, client: ClientInfo): Promise<void> {
+  const grant = await findGrant(deps.db, id, deps.clock());
+  if (!grant || grant.accountId !== accountId) throw notFound('No such authorized application.');
+  await revoke(deps, grant, 'holder', client);
+}
+
+async function ownedResources(deps: GrantDeps, ownerId: string, tunnelId: string): Promise<string[]> {
+  const tunnel = await findOwnedTunnel(deps.db, ownerId, tunnelId);
+  if (!tunnel) throw notFound('No such tunnel.');
+  const hosts = [tunnelHost(tunnel.subdomain, tunnel.account.slug, deps.config.zone), ...(tunnel.customDomain ? [tunnel.customDomain] : [])];
+  return hosts.map((h) => `https://${h}/mcp`);
+}
+
+/** Who holds access to the owner's tunnel. */
+export async function listTunnelGrants(deps: GrantDeps, ownerId: string, tunnelId: string): Promise<GrantView[]> {
+  return views(deps, await selectResourceGrants(deps.db, await ownedResources(deps, ownerId, tunnelId), deps.clock()), true);
+}
+
+/** The owner takes someone's access to the tunnel away. */
+export async function revokeTunnelGrant(deps: GrantDeps, ownerId: string, tunnelId: string, grantId: string, client: ClientInfo): Promise<void> {
+  const resources = await ownedResources(deps, ownerId, tunnelId);
+  const grant = await findGrant(deps.db, grantId, deps.clock());
+  if (!grant || !resources.some((r) => r in grant.resources)) throw notFound('No such grant on this tunnel.');
+  await revoke(deps, grant, 'tunnel owner', client);
+}
