@@ -338,6 +338,23 @@ test('an MCP client asks for a protected tunnel: consent in the console, through
   });
   assert.equal(tokens.status, 200, tokens.text);
 
+  // The owner sees the holder on the tunnel, and the application under Security; revoking it there ends it.
+  await page().goto(url('/tunnels'));
+  const vault = page().locator('li.tunnel').filter({ hasText: 'vault' });
+  await assert.doesNotReject(vault.locator('.holders li').filter({ hasText: `${person.email} with Desk Assistant` }).waitFor());
+  await page().goto(url('/security'));
+  const apps = page().locator('#authorized-applications');
+  await assert.doesNotReject(apps.locator('li.grant').filter({ hasText: 'Desk Assistant' }).waitFor());
+  await checkPage(page(), 'authorized-applications');
+  await apps.getByRole('button', { name: 'Revoke Desk Assistant' }).click();
+  await assert.doesNotReject(apps.getByText('No application has access through your account.').waitFor());
+  const refresh = await s.request('/oauth/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.json.refresh_token, client_id: client.json.client_id }).toString(),
+  });
+  assert.equal(refresh.json.error, 'invalid_grant', 'revoked from the console');
+
   // Signed out: the request waits through the sign-in, then Deny.
   await page().goto(url('/account'));
   await signOut(page());

@@ -2,6 +2,7 @@
 // The security page: linked providers, passkeys, sessions and the security activity.
 import { browserSupportsWebAuthn, startRegistration, type PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/browser';
 import { ApiError, explain, gql } from './api.js';
+import { authorizedApplications } from './grants.js';
 import { graphql } from '../../documents/graphql.js';
 import { fromJsonObject, toJsonObject } from './json-object.js';
 import { flash, loadBoot, navigate, providerLabel, section, type Boot, type Me } from './app.js';
@@ -495,7 +496,7 @@ async function activity(): Promise<HTMLElement> {
 }
 
 export async function securityView(me: Me, boot: Boot, refresh: () => void, resume: Resume | null = null): Promise<Node> {
-  const parts = await Promise.all([twoStep(me), passkeys(resume?.kind === 'add-passkey'), sessions(), activity()]);
+  const parts = await Promise.all([twoStep(me), passkeys(resume?.kind === 'add-passkey'), sessions(), authorizedApplications(), activity()]);
   return h('div', {}, h('h1', { tabindex: -1 }, 'Security'), providers(me, boot, refresh), ...parts);
 }
 

@@ -6,6 +6,7 @@ import { ApiError, explain, gql } from './api.js';
 import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { section, type Me } from './app.js';
 import { busy, field, formValues, h, statusLine, timeEl } from './dom.js';
+import { tunnelHolders } from './grants.js';
 
 const TunnelFields = graphql('fragment TunnelFields on Tunnel { id subdomain host url customDomain discoverable pinnedTools access allowedEmails createdAt }');
 
@@ -153,6 +154,7 @@ function accessBlock(t: Tunnel, row: { el: HTMLElement | null }, status: ReturnT
     h('p', { class: 'muted' }, 'You can always sign in. Also allowed:'),
     people,
     add,
+    t.access === 'oauth' ? tunnelHolders(t.id, status) : null,
   );
 
   const save = (changes: { access?: string; allowedEmails?: string[] }, done: string) =>
