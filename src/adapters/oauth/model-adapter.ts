@@ -6,6 +6,7 @@
 // the provider needs to detect a code or refresh token used twice.
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Db } from '../../domain/store.js';
+import { UNUSED_CLIENT_TTL_MS } from '../../domain/oauth/registration.js';
 import { consumeModel, destroyGrantModels, destroyModel, findModel, findModelBy, upsertModel, type ModelRow } from '../../domain/oauth/store.js';
 
 const payloadOf = (row: ModelRow | null): AdapterPayload | undefined =>
@@ -24,7 +25,8 @@ export function modelAdapter(db: Db): (kind: string) => Adapter {
         uid: str(payload.uid),
         userCode: str(payload.userCode),
         accountId: str(payload.accountId),
-        expiresAt: expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
+        // A dynamically registered client lives 30 days unless it gets tokens (keepClient).
+        expiresAt: expiresIn ? new Date(Date.now() + expiresIn * 1000) : kind === 'Client' ? new Date(Date.now() + UNUSED_CLIENT_TTL_MS) : null,
       });
     },
     async find(id) {

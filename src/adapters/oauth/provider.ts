@@ -8,7 +8,7 @@ import { errors, Provider, type Configuration } from 'oidc-provider';
 import type { DomainDeps } from '../../domain/context.js';
 import { MCP_SCOPE } from '../../domain/cards/card.js';
 import { oauthResource } from '../../domain/oauth/resources.js';
-import { touchGrant } from '../../domain/oauth/store.js';
+import { keepClient, touchGrant } from '../../domain/oauth/store.js';
 import type { KeySet } from '../../domain/oauth/signing-keys.js';
 import type { Config } from '../../infra/config.js';
 import { modelAdapter } from './model-adapter.js';
@@ -108,7 +108,11 @@ export function createOAuthProvider(deps: OAuthDeps, keys: KeySet): Provider {
   // "Last used" of the console's lists: each token issuance of a grant.
   provider.on('grant.success', (ctx) => {
     const grantId = ctx.oidc.entities.Grant?.jti;
-    if (grantId) touchGrant(deps.db, grantId, new Date()).catch((err: unknown) => deps.logger.warn({ err: (err as Error).message }, 'grant last-use write failed'));
+    const clientId = ctx.oidc.entities.Client?.clientId;
+    const now = new Date();
+    Promise.all([grantId ? touchGrant(deps.db, grantId, now) : null, clientId ? keepClient(deps.db, clientId) : null]).catch((err: unknown) =>
+      deps.logger.warn({ err: (err as Error).message }, 'grant last-use write failed'),
+    );
   });
   return provider;
 }

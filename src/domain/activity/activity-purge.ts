@@ -19,6 +19,8 @@ export interface Purged {
   challenges: number;
   /** Device authorization requests an hour past their expiry. */
   devices: number;
+  /** Expired models of the authorization server (codes, refresh tokens, interactions, unused clients). */
+  oauthModels: number;
 }
 
 /** How long an expired device request is kept, so a late poll hears expired_token, not invalid_grant. */
@@ -38,7 +40,7 @@ export function startActivityPurge(deps: Pick<DomainDeps, 'db' | 'clock' | 'logg
     if (running) return;
     running = purgeExpired(deps)
       .then((purged) => {
-        if (purged && (purged.events > 0 || purged.challenges > 0 || purged.devices > 0)) deps.logger.info(purged, 'expired security events, challenges and device requests purged');
+        if (purged && (purged.events > 0 || purged.challenges > 0 || purged.devices > 0 || purged.oauthModels > 0)) deps.logger.info(purged, 'expired security events, challenges and device requests purged');
       })
       .catch((err: unknown) => deps.logger.error({ err: (err as Error).message }, 'purge of expired security events and challenges failed'))
       .finally(() => {

@@ -41,13 +41,15 @@ export function selectSecurityEvents(db: DbHandle, accountId: string, take: numb
  * Deletes events older than `cutoff` and challenges expired or used by `now`, under a
  * transaction-level advisory lock (`lockId`): null when another instance holds it.
  */
-export function purgeOldRows(db: Db, lockId: number, cutoff: Date, now: Date, deviceCutoff: Date): Promise<{ events: number; challenges: number; devices: number } | null> {
+export function purgeOldRows(db: Db, lockId: number, cutoff: Date, now: Date, deviceCutoff: Date): Promise<{ events: number; challenges: number; devices: number; oauthModels: number } | null> {
   return db.$transaction(async (tx) => {
     const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${lockId}) AS locked`;
     if (!lock?.locked) return null;
     const events = await tx.securityEvent.deleteMany({ where: { at: { lt: cutoff } } });
     const challenges = await tx.mfaChallenge.deleteMany({ where: { OR: [{ expiresAt: { lte: now } }, { usedAt: { not: null } }] } });
     const devices = await tx.deviceAuthorization.deleteMany({ where: { expiresAt: { lt: deviceCutoff } } });
-    return { events: events.count, challenges: challenges.count, devices: devices.count };
+    // The authorization server's expired models: codes, refresh tokens, interactions, unused clients.
+    const oauthModels = await tx.oAuthModel.deleteMany({ where: { expiresAt: { lte: now } } });
+    return { events: events.count, challenges: challenges.count, devices: devices.count, oauthModels: oauthModels.count };
   });
 }

@@ -39,6 +39,8 @@ export const LIMITS = {
   deviceCodeGuesses: { name: 'device-code-guess', max: 10, windowMs: MINUTES_15 },
   /** Device authorization requests per client network (each writes a row). */
   deviceRequestsPerNetwork: { name: 'device-request', max: 30, windowMs: MINUTES_15 },
+  /** Dynamic client registrations (API.md section 13) per client network. */
+  clientRegistrationsPerNetwork: { name: 'oauth-register', max: 20, windowMs: HOUR },
   /** The mfa-failed notice: at most one per account per hour. */
   mfaFailedNotice: { name: 'mfa-failed-notice', max: 1, windowMs: HOUR },
 } satisfies Record<string, Limit>;

@@ -166,3 +166,8 @@ export async function clientNames(db: Db, ids: readonly string[]): Promise<Map<s
 export async function deleteAccountModels(db: DbHandle, accountId: string): Promise<void> {
   await db.oAuthModel.deleteMany({ where: { accountId } });
 }
+
+/** A registered client that got tokens is in use: it no longer expires. */
+export async function keepClient(db: Db, clientId: string): Promise<void> {
+  await db.oAuthModel.updateMany({ where: { kind: 'Client', id: clientId, expiresAt: { not: null } }, data: { expiresAt: null } });
+}

@@ -190,3 +190,42 @@ test('two instances: authorized on one, consented and exchanged on the other, re
     await b.close();
   }
 });
+
+test('dynamic registration: 20 per network an hour; a registration expires in 30 days unless it gets tokens', async () => {
+  const network = randomIp();
+  const fromNet = (ip: string) => s.request('/oauth/register', { method: 'POST', headers: fromIp(ip), body: { client_name: 'Flood', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' } });
+  for (let i = 0; i < 20; i++) assert.equal((await fromNet(network)).status, 201);
+  const limited = await fromNet(network);
+  assert.equal(limited.status, 429, limited.text);
+  assert.equal(limited.json.error, 'temporarily_unavailable');
+  assert.ok(Number(limited.headers['retry-after']) > 0);
+  assert.equal((await fromNet(randomIp())).status, 201, 'another network registers');
+
+  const owner = await person();
+  const flow = await toConsent(owner);
+  const row = await s.deps.db.oAuthModel.findUniqueOrThrow({ where: { kind_id: { kind: 'Client', id: flow.client.client_id } } });
+  const days = (row.expiresAt!.getTime() - Date.now()) / (24 * 3600_000);
+  assert.ok(days > 29.9 && days <= 30, `expires in ${days} days`);
+  const approved = await api(owner, `/api/oauth/requests/${flow.id}/approve`, 'POST');
+  const code = new URL(approved.json.redirect_to).searchParams.get('code')!;
+  const tokens = await form(s, '/oauth/token', { grant_type: 'authorization_code', code, code_verifier: flow.verifier, redirect_uri: REDIRECT, client_id: flow.client.client_id, resource: flow.resource });
+  assert.equal(tokens.status, 200, tokens.text);
+  let kept = null as Date | null | undefined;
+  for (let i = 0; i < 50 && kept !== null; i++) {
+    kept = (await s.deps.db.oAuthModel.findUniqueOrThrow({ where: { kind_id: { kind: 'Client', id: flow.client.client_id } } })).expiresAt;
+    if (kept !== null) await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.equal(kept, null, 'a client in use no longer expires');
+});
+
+test('the hourly purge deletes expired models (an unused client after its 30 days), not live ones', async () => {
+  const { purgeExpired } = await import('../../../src/domain/activity/activity-purge.js');
+  const client = await register();
+  const live = await s.deps.db.oAuthModel.findUniqueOrThrow({ where: { kind_id: { kind: 'Client', id: client.client_id } } });
+  const later = new Date(live.expiresAt!.getTime() + 60_000);
+  const other = await register();
+  await s.deps.db.oAuthModel.updateMany({ where: { kind: 'Client', id: other.client_id }, data: { expiresAt: null } });
+  await purgeExpired({ db: s.deps.db, clock: () => later });
+  assert.equal(await s.deps.db.oAuthModel.count({ where: { kind: 'Client', id: client.client_id } }), 0, 'unused for 30 days: gone');
+  assert.equal(await s.deps.db.oAuthModel.count({ where: { kind: 'Client', id: other.client_id } }), 1, 'in use: kept');
+});

@@ -25,6 +25,7 @@ import { revokeServiceTokenByValue } from '../../../domain/tokens/service-tokens
 import type { Config } from '../../../infra/config.js';
 import { clientInfo } from '../session-auth.js';
 import { hasBearer } from '../bearer.js';
+import { countRegistration } from '../../../domain/oauth/registration.js';
 
 export interface OAuthServerDeps extends DomainDeps {
   config: Pick<Config, 'baseUrl' | 'appUrl' | 'internalApiToken'>;
@@ -160,7 +161,10 @@ export function registerOAuthServerRoutes(app: FastifyInstance, deps: OAuthServe
       });
     });
 
-    scope.post('/oauth/register', async (req, reply) => forward(oauth, req, reply, req.body instanceof RawBody || req.body instanceof FormBody ? req.body.text : undefined));
+    scope.post('/oauth/register', async (req, reply) => {
+      await countRegistration(deps, clientInfo(req));
+      return forward(oauth, req, reply, req.body instanceof RawBody || req.body instanceof FormBody ? req.body.text : undefined);
+    });
 
     scope.post('/oauth/token', async (req, reply) => {
       const params = paramsOf(req);
