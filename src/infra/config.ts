@@ -121,6 +121,8 @@ const EnvSchema = z.object({
     })
     .optional(),
   WEBAUTHN_ORIGINS: z.string().optional(),
+  OAUTH_ALLOW_PRIVATE_CLIENT_URLS: bool('OAUTH_ALLOW_PRIVATE_CLIENT_URLS').optional(),
+  OAUTH_CLIENT_URLS_CA_FILE: z.string().min(1).optional(),
   SIGNUP_RATE_LIMIT: z
     .string()
     .default('20')
@@ -191,6 +193,10 @@ export interface Config {
   graphqlIntrospection: boolean;
   /** The breached-password range API (5 hex characters appended); null: the check is off. */
   pwnedPasswordsUrl: string | null;
+  /** Client ID metadata documents may be fetched from private addresses (API.md section 13; off by default). */
+  oauthAllowPrivateClientUrls: boolean;
+  /** A PEM file of extra CAs trusted when fetching client metadata documents (a private PKI); null: the system's. */
+  oauthClientUrlsCaFile: string | null;
   /** Passkeys: the relying party id (a host name) and the page origins a ceremony may come from. */
   webauthn: { rpId: string; origins: string[] };
   /** Sign-ups per client network (IPv4 /24, IPv6 /48) per hour. */
@@ -355,6 +361,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKey: e.ENCRYPTION_KEY ? Buffer.from(e.ENCRYPTION_KEY, 'base64') : null,
     graphqlIntrospection: e.GRAPHQL_INTROSPECTION ?? !production,
     pwnedPasswordsUrl: e.PWNED_PASSWORDS_URL === 'off' ? null : e.PWNED_PASSWORDS_URL,
+    oauthAllowPrivateClientUrls: e.OAUTH_ALLOW_PRIVATE_CLIENT_URLS ?? false,
+    oauthClientUrlsCaFile: e.OAUTH_CLIENT_URLS_CA_FILE ?? null,
     webauthn,
     signupRateLimit: e.SIGNUP_RATE_LIMIT,
     reauthWindowMs: e.REAUTH_WINDOW_SECONDS * 1000,

@@ -12,9 +12,43 @@ import { keepClient, touchGrant } from '../../domain/oauth/store.js';
 import type { KeySet } from '../../domain/oauth/signing-keys.js';
 import type { Config } from '../../infra/config.js';
 import { modelAdapter } from './model-adapter.js';
+import { readFileSync } from 'node:fs';
+import { publicFetch } from '../../infra/net/public-fetch.js';
 import { escapeHtml } from '../../infra/html/escape.js';
 
-export type OAuthDeps = DomainDeps & { config: Pick<Config, 'baseUrl' | 'appUrl' | 'zone' | 'secureCookies' | 'trustProxy'> };
+export type OAuthDeps = DomainDeps & {
+  config: Pick<Config, 'baseUrl' | 'appUrl' | 'zone' | 'secureCookies' | 'trustProxy' | 'oauthAllowPrivateClientUrls' | 'oauthClientUrlsCaFile'>;
+};
+
+/** API.md section 13: a client metadata document within 5 s and 5 KiB. */
+const CLIENT_DOCUMENT_TIMEOUT_MS = 5000;
+const CLIENT_DOCUMENT_MAX_BYTES = 5 * 1024;
+
+/**
+ * The provider's fetch (client ID metadata documents): src/infra/net/public-fetch.ts, so only
+ * public addresses (unless OAUTH_ALLOW_PRIVATE_CLIENT_URLS), the checked address connected to,
+ * no redirects, 5 s, the body read to one byte past the cap (the provider then refuses it).
+ */
+function clientDocumentFetch(config: OAuthDeps['config']): (url: URL | string, options: { method?: string; headers?: HeadersInit }) => Promise<Response> {
+  const ca = config.oauthClientUrlsCaFile ? readFileSync(config.oauthClientUrlsCaFile) : undefined;
+  return async (url, options) => {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    new Headers(options.headers).forEach((v, k) => {
+      if (v !== '') headers[k] = v;
+    });
+    const res = await publicFetch(String(url), {
+      method: options.method === 'POST' ? 'POST' : 'GET',
+      headers,
+      timeoutMs: CLIENT_DOCUMENT_TIMEOUT_MS,
+      maxBytes: CLIENT_DOCUMENT_MAX_BYTES + 1,
+      allowPrivate: config.oauthAllowPrivateClientUrls,
+      ...(ca ? { ca } : {}),
+    });
+    const out = new Headers();
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
+    return new Response(res.status === 204 || res.status === 304 ? null : new Uint8Array(res.body), { status: res.status, headers: out });
+  };
+}
 
 /** Cookie names, fixed so the consent API can resume an interaction in process. */
 export const OAUTH_COOKIES = { interaction: 'oauth_interaction', resume: 'oauth_resume', session: 'oauth_session' } as const;
@@ -60,6 +94,7 @@ export function createOAuthProvider(deps: OAuthDeps, keys: KeySet): Provider {
       revocation: { enabled: true },
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02', cacheDuration: { min: 30, max: 86400 } },
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => undefined,
@@ -72,6 +107,8 @@ export function createOAuthProvider(deps: OAuthDeps, keys: KeySet): Provider {
       },
     },
     pkce: { required: () => true },
+    fetch: clientDocumentFetch(config) as Configuration['fetch'],
+    fetchResponseBodyLimits: { 'client_id metadata document': CLIENT_DOCUMENT_MAX_BYTES },
     responseTypes: ['code'],
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],

@@ -117,6 +117,7 @@ export function authorizationServerMetadata(baseUrl: string): Record<string, unk
     token_endpoint_auth_methods_supported: ['none'],
     revocation_endpoint_auth_methods_supported: ['none'],
     authorization_response_iss_parameter_supported: true,
+    client_id_metadata_document_supported: true,
     scopes_supported: [MCP_SCOPE, ...TOKEN_SCOPES],
   };
 }
