@@ -44,7 +44,7 @@ export async function toConsent(server: Server, owner: OAuthPerson, tunnel?: { h
   const client = await register(server);
   const { verifier, challenge } = pkce();
   const r = await authorize(server, client.client_id, resource, challenge);
-  assert.ok(r.status === 302 || r.status === 303, `${r.status} ${r.text}`);
+  assert.equal(r.status, 302, `${r.status} ${r.text}`);
   const consent = new URL(String(r.headers.location));
   assert.equal(`${consent.origin}${consent.pathname}`, `${server.deps.config.appUrl}/oauth/consent`);
   return { tunnel: t, resource, client, verifier, id: consent.searchParams.get('request')! };

@@ -139,6 +139,12 @@ export function createOAuthProvider(deps: OAuthDeps, keys: KeySet): Provider {
   };
   const provider = new Provider(config.baseUrl, configuration);
   provider.proxy = true;
+  // API.md section 13 says 302 for the authorization endpoint's redirects (the provider uses 303;
+  // for a GET both mean "go there with GET").
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.status === 303 && (ctx.oidc?.route === 'authorization' || ctx.oidc?.route === 'resume')) ctx.status = 302;
+  });
   // Refusals are the clients' business; the log says what was refused, never a token.
   provider.on('grant.error', (_ctx, err: Error & { error_detail?: string }) => deps.logger.info({ err: err.message, detail: err.error_detail }, 'oauth token request refused'));
   provider.on('server_error', (_ctx, err: Error) => deps.logger.error({ err: err.message }, 'oauth server error'));

@@ -105,6 +105,20 @@ test('a code works once: its second use answers invalid_grant and revokes what t
   assert.equal(wrong.json.error, 'invalid_grant');
 });
 
+test('a native client may come back on any loopback port (RFC 8252); a web client only on its registered URI', async () => {
+  const owner = await person();
+  const tunnel = await createTunnel(s, owner, { access: 'oauth' });
+  const resource = `https://${tunnel.host}/mcp`;
+  const native = (await s.request('/oauth/register', { method: 'POST', body: { client_name: 'CLI app', application_type: 'native', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' } })).json;
+  const { challenge } = pkce();
+  const r = await authorize(s, native.client_id, resource, challenge, { redirect_uri: 'http://127.0.0.1:53412/callback' });
+  assert.equal(r.status, 302, `${r.status} ${r.text}`);
+  assert.match(String(r.headers.location), /\/oauth\/consent\?request=/);
+  const web = await register();
+  const elsewhere = await authorize(s, web.client_id, resource, challenge, { redirect_uri: 'http://127.0.0.1:9999/callback' });
+  assert.equal(elsewhere.status, 400, 'a web client: exact match only');
+});
+
 test('deny: the redirect carries error=access_denied; no code', async () => {
   const owner = await person();
   const { id } = await toConsent(owner);
