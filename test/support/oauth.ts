@@ -1,7 +1,7 @@
 // Steps of the section 13 tests: an MCP client registering, authorizing with PKCE and the
 // tunnel's /mcp URL as resource, the consent API, the code exchange.
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { Reply } from './http.js';
 import type { Server } from './server.js';
 import { createTunnel } from './tunnels.js';
@@ -17,8 +17,10 @@ export const form = (server: Server, path: string, params: Record<string, string
   server.request(path, { method: 'POST', body: new URLSearchParams(params).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } });
 
 export async function register(server: Server, extra: Record<string, unknown> = {}): Promise<{ client_id: string }> {
+  // From a random network (the servers trust X-Forwarded-For): registrations are limited per network.
   const r = await server.request('/oauth/register', {
     method: 'POST',
+    headers: { 'x-forwarded-for': `10.${randomInt(1, 255)}.${randomInt(0, 255)}.${randomInt(1, 255)}` },
     body: { client_name: 'Desk Assistant', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], ...extra },
   });
   assert.equal(r.status, 201, r.text);

@@ -17,7 +17,7 @@ import { ensureSigningKeys, jwksOf, type KeySet } from '../../domain/oauth/signi
 import { findAccountForGrant } from '../../domain/oauth/store.js';
 import { createLocalJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { MCP_SCOPE } from '../../domain/cards/card.js';
-import { cookieKeyOf, createOAuthProvider, OAUTH_COOKIES, TTL, type OAuthDeps } from './provider.js';
+import { cookieKeyOf, createOAuthProvider, loadOidcProvider, OAUTH_COOKIES, TTL, withLibraryNotices, type OAuthDeps } from './provider.js';
 
 /** What the consent page shows (GET /api/oauth/requests/<id>). */
 export interface ConsentRequest {
@@ -49,9 +49,11 @@ export class OAuthServer {
 
   private constructor(
     private readonly deps: OAuthDeps,
+    private readonly oidc: Awaited<ReturnType<typeof loadOidcProvider>>,
     keys: KeySet,
+    provider: Provider,
   ) {
-    this.provider = createOAuthProvider(deps, keys);
+    this.provider = provider;
     this.kids = keys.published.map((k) => k.kid).join();
     this.verifyKeys = createLocalJWKSet(jwksOf(keys));
     this.timer = setInterval(() => void this.refreshKeys().catch((err: unknown) => deps.logger.error({ err: (err as Error).message }, 'signing key check failed')), KEY_CHECK_MS);
@@ -59,7 +61,9 @@ export class OAuthServer {
   }
 
   static async start(deps: OAuthDeps): Promise<OAuthServer> {
-    return new OAuthServer(deps, await ensureSigningKeys(deps));
+    const oidc = await loadOidcProvider(deps.logger);
+    const keys = await ensureSigningKeys(deps);
+    return new OAuthServer(deps, oidc, keys, await withLibraryNotices(deps.logger, () => createOAuthProvider(oidc, deps, keys)));
   }
 
   /** Makes or retires keys when due; a changed set gets a provider of its own. */
@@ -67,7 +71,7 @@ export class OAuthServer {
     const keys = await ensureSigningKeys(this.deps);
     const kids = keys.published.map((k) => k.kid).join();
     if (kids === this.kids) return;
-    this.provider = createOAuthProvider(this.deps, keys);
+    this.provider = await withLibraryNotices(this.deps.logger, () => createOAuthProvider(this.oidc, this.deps, keys));
     this.verifyKeys = createLocalJWKSet(jwksOf(keys));
     this.kids = kids;
   }

@@ -4,7 +4,8 @@
 // RFC 9207 `iss`) is the library's; the glue here names this project's pieces: the storage
 // adapter, the signing keys, the resources (an `oauth` tunnel's /mcp URL), the console as the
 // interaction UI, and the cookie keys derived from ENCRYPTION_KEY so every instance agrees.
-import { errors, Provider, type Configuration } from 'oidc-provider';
+import type { Configuration, Provider } from 'oidc-provider';
+import type { Logger } from 'pino';
 import type { DomainDeps } from '../../domain/context.js';
 import { MCP_SCOPE } from '../../domain/cards/card.js';
 import { oauthResource } from '../../domain/oauth/resources.js';
@@ -67,7 +68,40 @@ export const TTL = {
 /** The key the provider signs its cookies with (keygrip: HMAC-SHA1 of `name=value`). */
 export const cookieKeyOf = (deps: Pick<DomainDeps, 'cipher'>): string => deps.cipher.derive('oauth-cookies').toString('base64url');
 
-export function createOAuthProvider(deps: OAuthDeps, keys: KeySet): Provider {
+type OidcModule = typeof import('oidc-provider');
+let loaded: Promise<OidcModule> | null = null;
+
+/**
+ * oidc-provider, imported once the configuration is known good (so a configuration error stays
+ * the one line start-up prints). The library prints its notices with console.warn/info (e.g.
+ * "Unsupported runtime" before Node.js 22, ADR 14); while it loads and builds, they go to the
+ * structured log instead.
+ */
+export async function withLibraryNotices<T>(logger: Pick<Logger, 'warn'>, work: () => T | Promise<T>): Promise<T> {
+  const { warn, info } = console;
+  const toLog = (...args: unknown[]) => {
+    // eslint-disable-next-line no-control-regex -- the library colours its notices on a TTY
+    const text = args.map(String).join(' ').replace(/\x1b\[[0-9;]*m/g, '');
+    if (text.startsWith('oidc-provider')) logger.warn({ library: 'oidc-provider' }, text);
+    else warn(...args);
+  };
+  console.warn = toLog;
+  console.info = toLog;
+  try {
+    return await work();
+  } finally {
+    console.warn = warn;
+    console.info = info;
+  }
+}
+
+export function loadOidcProvider(logger: Pick<Logger, 'warn'>): Promise<OidcModule> {
+  loaded ??= withLibraryNotices(logger, () => import('oidc-provider'));
+  return loaded;
+}
+
+export function createOAuthProvider(oidc: OidcModule, deps: OAuthDeps, keys: KeySet): Provider {
+  const { Provider, errors } = oidc;
   const { config } = deps;
   const configuration: Configuration = {
     adapter: modelAdapter(deps.db),

@@ -109,7 +109,7 @@ test('a native client may come back on any loopback port (RFC 8252); a web clien
   const owner = await person();
   const tunnel = await createTunnel(s, owner, { access: 'oauth' });
   const resource = `https://${tunnel.host}/mcp`;
-  const native = (await s.request('/oauth/register', { method: 'POST', body: { client_name: 'CLI app', application_type: 'native', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' } })).json;
+  const native = (await s.request('/oauth/register', { method: 'POST', headers: fromIp(randomIp()), body: { client_name: 'CLI app', application_type: 'native', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' } })).json;
   const { challenge } = pkce();
   const r = await authorize(s, native.client_id, resource, challenge, { redirect_uri: 'http://127.0.0.1:53412/callback' });
   assert.equal(r.status, 302, `${r.status} ${r.text}`);
