@@ -10,10 +10,10 @@ import { createHmac } from 'node:crypto';
 import inject from 'light-my-request';
 import type { Provider } from 'oidc-provider';
 import type { ClientInfo, Viewer } from '../../domain/context.js';
-import { forbidden, notFound } from '../../domain/errors.js';
+import { forbidden, notFound, unavailable } from '../../domain/errors.js';
 import { recordConsent } from '../../domain/oauth/consent.js';
 import { mayAccess, oauthResource } from '../../domain/oauth/resources.js';
-import { ensureSigningKeys, jwksOf, type KeySet } from '../../domain/oauth/signing-keys.js';
+import { ensureSigningKeys, jwksOf } from '../../domain/oauth/signing-keys.js';
 import { findAccountForGrant } from '../../domain/oauth/store.js';
 import { createLocalJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { MCP_SCOPE } from '../../domain/cards/card.js';
@@ -41,39 +41,53 @@ const INACTIVE: Introspection = { active: false };
 const KEY_CHECK_MS = 3600_000;
 const bindingKey = (uid: string) => `oauth:req:${uid}`;
 
+/** The provider and the keys it signs with, together: a rotation replaces both. */
+interface Running {
+  provider: Provider;
+  kids: string;
+  verifyKeys: JWTVerifyGetKey;
+}
+
+/** While the keys cannot be used (see start), every OAuth answer is this. */
+const unavailableHere = () => unavailable('OAuth sign-in is unavailable on this server right now. Try again later.');
+
 export class OAuthServer {
-  private provider: Provider;
-  private kids: string;
-  private verifyKeys: JWTVerifyGetKey;
+  private running: Running | null = null;
   private readonly timer: NodeJS.Timeout;
 
   private constructor(
     private readonly deps: OAuthDeps,
     private readonly oidc: Awaited<ReturnType<typeof loadOidcProvider>>,
-    keys: KeySet,
-    provider: Provider,
   ) {
-    this.provider = provider;
-    this.kids = keys.published.map((k) => k.kid).join();
-    this.verifyKeys = createLocalJWKSet(jwksOf(keys));
-    this.timer = setInterval(() => void this.refreshKeys().catch((err: unknown) => deps.logger.error({ err: (err as Error).message }, 'signing key check failed')), KEY_CHECK_MS);
+    this.timer = setInterval(() => void this.refreshKeys().catch((err: unknown) => deps.logger.error({ err: (err as Error).message }, 'oauth signing keys unusable')), KEY_CHECK_MS);
     this.timer.unref();
   }
 
+  /**
+   * Starts with the shared signing keys. An instance whose ENCRYPTION_KEY differs from the one the
+   * keys were sealed with cannot open them: it says so in the log and answers 503 on the OAuth
+   * paths (trying again hourly) instead of refusing to start, so accounts, cards and status stay up.
+   */
   static async start(deps: OAuthDeps): Promise<OAuthServer> {
-    const oidc = await loadOidcProvider(deps.logger);
-    const keys = await ensureSigningKeys(deps);
-    return new OAuthServer(deps, oidc, keys, await withLibraryNotices(deps.logger, () => createOAuthProvider(oidc, deps, keys)));
+    const server = new OAuthServer(deps, await loadOidcProvider(deps.logger));
+    await server.refreshKeys().catch((err: unknown) =>
+      deps.logger.error({ err: (err as Error).message }, 'oauth signing keys unusable (is ENCRYPTION_KEY the same on every instance?); the OAuth paths answer 503'),
+    );
+    return server;
   }
 
   /** Makes or retires keys when due; a changed set gets a provider of its own. */
   async refreshKeys(): Promise<void> {
     const keys = await ensureSigningKeys(this.deps);
     const kids = keys.published.map((k) => k.kid).join();
-    if (kids === this.kids) return;
-    this.provider = await withLibraryNotices(this.deps.logger, () => createOAuthProvider(this.oidc, this.deps, keys));
-    this.verifyKeys = createLocalJWKSet(jwksOf(keys));
-    this.kids = kids;
+    if (kids === this.running?.kids) return;
+    const provider = await withLibraryNotices(this.deps.logger, () => createOAuthProvider(this.oidc, this.deps, keys));
+    this.running = { provider, kids, verifyKeys: createLocalJWKSet(jwksOf(keys)) };
+  }
+
+  private get provider(): Provider {
+    if (!this.running) throw unavailableHere();
+    return this.running.provider;
   }
 
   /**
@@ -82,9 +96,10 @@ export class OAuthServer {
    * and its account exists and is still allowed on that tunnel.
    */
   async introspect(token: string): Promise<Introspection> {
+    if (!this.running) throw unavailableHere();
     let payload: Record<string, unknown>;
     try {
-      ({ payload } = await jwtVerify(token, this.verifyKeys, { issuer: this.deps.config.baseUrl, typ: 'at+jwt' }));
+      ({ payload } = await jwtVerify(token, this.running.verifyKeys, { issuer: this.deps.config.baseUrl, typ: 'at+jwt' }));
     } catch {
       return INACTIVE;
     }
@@ -105,7 +120,13 @@ export class OAuthServer {
 
   /** The provider's request handler (node's req, res). */
   get handler(): Provider['callback'] extends () => infer H ? H : never {
-    return this.provider.callback();
+    if (!this.running) {
+      return ((_req, res) => {
+        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '60' });
+        res.end(JSON.stringify({ error: 'temporarily_unavailable', error_description: 'OAuth sign-in is unavailable on this server right now.' }));
+      }) as Provider['callback'] extends () => infer H ? H : never;
+    }
+    return this.running.provider.callback();
   }
 
   private async pending(uid: string, viewer: Viewer) {

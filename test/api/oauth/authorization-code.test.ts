@@ -243,3 +243,20 @@ test('the hourly purge deletes expired models (an unused client after its 30 day
   assert.equal(await s.deps.db.oAuthModel.count({ where: { kind: 'Client', id: client.client_id } }), 0, 'unused for 30 days: gone');
   assert.equal(await s.deps.db.oAuthModel.count({ where: { kind: 'Client', id: other.client_id } }), 1, 'in use: kept');
 });
+
+test('an instance whose ENCRYPTION_KEY cannot open the shared signing keys stays up and answers 503 on OAuth only', shared, async () => {
+  await s.request('/oauth/jwks'); // the keys exist, sealed under this server's key
+  const other = await startTestServer({ smtp: s.smtp, env: { ZONE, TRUST_PROXY: 'true', ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64') } });
+  try {
+    assert.equal((await other.request('/healthz')).status, 200, 'it started');
+    const jwks = await other.request('/oauth/jwks');
+    assert.equal(jwks.status, 503, jwks.text);
+    assert.equal(jwks.json.error, 'temporarily_unavailable');
+    const owner = await person();
+    const consent = await other.request('/api/oauth/requests/anything', { bearer: owner.token });
+    assert.equal(consent.status, 503, consent.text);
+    assert.equal((await s.request('/oauth/jwks')).status, 200, 'the other instances are unaffected');
+  } finally {
+    await other.close();
+  }
+});
