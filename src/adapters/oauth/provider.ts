@@ -131,7 +131,9 @@ export function createOAuthProvider(oidc: OidcModule, deps: OAuthDeps, keys: Key
       clientIdMetadataDocument: { enabled: true, ack: 'draft-02', cacheDuration: { min: 30, max: 86400 } },
       resourceIndicators: {
         enabled: true,
-        defaultResource: async () => undefined,
+        // `resource` is required (API.md section 13): without one, a name no tunnel has, which
+        // getResourceServerInfo refuses with invalid_target (sent back to the client).
+        defaultResource: async (_ctx, _client, oneOf) => oneOf ?? 'urn:tunnel-service:no-resource',
         useGrantedResource: async () => true,
         getResourceServerInfo: async (_ctx, resource) => {
           const found = await oauthResource(deps, resource);

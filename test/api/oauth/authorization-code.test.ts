@@ -260,3 +260,27 @@ test('an instance whose ENCRYPTION_KEY cannot open the shared signing keys stays
     await other.close();
   }
 });
+
+test('resource is required: an authorization request without one is refused', async () => {
+  const client = await register();
+  const { challenge } = pkce();
+  const q = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 's', scope: 'mcp' });
+  const r = await s.request(`/oauth/authorize?${q}`);
+  assert.equal(r.status, 302, r.text);
+  const back = new URL(String(r.headers.location));
+  assert.equal(`${back.origin}${back.pathname}`, REDIRECT, 'an error goes back to the client, not to the consent page');
+  assert.equal(back.searchParams.get('error'), 'invalid_target');
+});
+
+test('RFC 7009: a client revokes its refresh token at /oauth/revoke; the grant then gives nothing', async () => {
+  const owner = await person();
+  const flow = await toConsent(owner);
+  const approved = await api(owner, `/api/oauth/requests/${flow.id}/approve`, 'POST');
+  const code = new URL(approved.json.redirect_to).searchParams.get('code')!;
+  const tokens = await form(s, '/oauth/token', { grant_type: 'authorization_code', code, code_verifier: flow.verifier, redirect_uri: REDIRECT, client_id: flow.client.client_id, resource: flow.resource });
+  const revoked = await form(s, '/oauth/revoke', { token: tokens.json.refresh_token, token_type_hint: 'refresh_token', client_id: flow.client.client_id });
+  assert.equal(revoked.status, 200, revoked.text);
+  const after = await form(s, '/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.json.refresh_token, client_id: flow.client.client_id });
+  assert.equal(after.json.error, 'invalid_grant');
+  assert.equal((await form(s, '/oauth/revoke', { token: 'unknown-token', client_id: flow.client.client_id })).status, 200, 'whatever the token was');
+});
