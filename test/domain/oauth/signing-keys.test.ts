@@ -2,15 +2,35 @@
 // published a day before it signs; the predecessor stays published two days after, so a token
 // signed before a rotation still verifies against the JWKS after it; private halves are sealed;
 // instances racing to rotate make one key.
-// This file empties the key table first (no other test uses it yet): with a shared database the
-// keys of earlier runs would sit anywhere on this file's moved clock.
+// On a real PostgreSQL this file works on a fresh database of its own (every other server of the
+// run signs with the shared keys, which this file's moved clock would rotate away under them);
+// embedded, each file has its own database anyway. It empties the key table first.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLocalJWKSet, importJWK, jwtVerify, SignJWT } from 'jose';
 import { ensureSigningKeys, jwksOf, KEY_PUBLISH_AHEAD_MS, KEY_RETAIN_MS, KEY_ROTATION_MS, type KeySet } from '../../../src/domain/oauth/signing-keys.js';
-import { useServer } from '../../support/server.js';
+import { useFixture } from '../../support/fixture.js';
+import { freshDatabase, type FreshDatabase } from '../../support/scale.js';
+import { startTestServer, type TestServer } from '../../support/server.js';
 
-const s = useServer();
+const world = useFixture(
+  async (): Promise<{ server: TestServer; db: FreshDatabase | null }> => {
+    const db = process.env.DATABASE_URL ? await freshDatabase(process.env.DATABASE_URL, 't_keys') : null;
+    return { server: await startTestServer(db ? { env: { DATABASE_URL: db.url } } : {}), db };
+  },
+  async ({ server, db }) => {
+    await server.close();
+    await db?.drop();
+  },
+);
+const s = {
+  get deps() {
+    return world().server.deps;
+  },
+  get clock() {
+    return world().server.clock;
+  },
+};
 const MINUTE = 60_000;
 
 async function sign(set: KeySet): Promise<string> {
