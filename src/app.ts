@@ -35,6 +35,9 @@ import { describePendingLink } from './domain/sso/pending-link.js';
 import { statusService } from './domain/status/service.js';
 import { statusViews } from './adapters/http/status/views.js';
 
+/** How long start-up waits for the card invalidation subscription (a healthy Redis: milliseconds). */
+const SUBSCRIBE_WAIT_MS = 2000;
+
 export interface BuiltApp {
   fastify: FastifyInstance;
   /** The METRICS_PORT listener, when configured (it listens with the app). */
@@ -48,8 +51,10 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   const { config, logger, metrics } = deps;
 
   const resolver = new CardResolver(deps);
+  // The in-process card layer serves once the invalidation subscription is live: wait for it
+  // (bounded, so a Redis that does not answer cannot hold the start-up) while the rest is built.
+  const subscribed = wireCardInvalidation(deps, resolver);
   const oauth = await OAuthServer.start(deps);
-  wireCardInvalidation(deps, resolver);
   const zoneHost = createZoneHandler({ status: statusService(deps), views: statusViews(config.serviceName), metrics });
   const cards = createCardHandlers({ resolver, metrics, logger });
 
@@ -102,6 +107,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   registerMetricsRoute(fastify, deps);
 
   await fastify.ready();
+  await Promise.race([subscribed, new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_WAIT_MS).unref())]);
   const metricsServer = config.metricsPort !== null ? createMetricsServer(deps) : null;
 
   return {

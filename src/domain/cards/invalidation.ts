@@ -9,12 +9,13 @@ import type { DomainEvents } from '../events.js';
 import { cardHostsOf, tunnelHost } from '../tunnels/names.js';
 import type { CardResolver } from './resolver.js';
 
+/** Wires the invalidations; resolves once the subscription is live (or has failed, logged). */
 export function wireCardInvalidation(
   deps: { db: Db; events: DomainEvents; logger: Logger; config: { zone: string } },
   resolver: CardResolver,
-): void {
+): Promise<void> {
   const zone = deps.config.zone;
-  resolver.start().catch((err: unknown) => {
+  const subscribed = resolver.start().catch((err: unknown) => {
     deps.logger.error({ err: (err as Error).message }, 'card invalidation subscription failed; in-process card cache off');
   });
 
@@ -30,4 +31,5 @@ export function wireCardInvalidation(
   deps.events.on('account.deleted', async ({ tunnelIds }) => {
     if (tunnelIds.length > 0) await resolver.invalidate([], tunnelIds);
   });
+  return subscribed;
 }
