@@ -9,8 +9,17 @@ import { forbidden } from '../../domain/errors.js';
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
+/**
+ * The OAuth protocol endpoints (API.md sections 12 and 13: token, registration, revocation,
+ * device authorization, introspection, JWKS) read no cookie and are called by MCP clients that may
+ * run in a browser on any origin: public CORS (`*`, no credentials), and no same-site rule, since
+ * no ambient credential can be abused there. The consent API stays under /api (same-site rules).
+ */
+export const isOAuthProtocolPath = (url: string | undefined): boolean =>
+  url !== undefined && url.startsWith('/oauth/') && !url.startsWith('/oauth/authorize');
+
 export function assertSameSiteWrite(req: FastifyRequest, config: Pick<Config, 'allowedOrigins'>, via: 'cookie' | 'bearer' | null): void {
-  if (via === 'bearer' || !WRITE_METHODS.has(req.method)) return;
+  if (via === 'bearer' || !WRITE_METHODS.has(req.method) || isOAuthProtocolPath(req.url)) return;
   const origin = req.headers.origin;
   if (origin !== undefined && !config.allowedOrigins.has(origin)) {
     throw forbidden('Cross-site request refused: this origin may not make changes here.');
@@ -19,6 +28,10 @@ export function assertSameSiteWrite(req: FastifyRequest, config: Pick<Config, 'a
 
 function applyCors(req: FastifyRequest, reply: FastifyReply, config: Pick<Config, 'allowedOrigins'>): boolean {
   const origin = req.headers.origin;
+  if (origin && isOAuthProtocolPath(req.url)) {
+    reply.header('access-control-allow-origin', '*');
+    return true;
+  }
   if (!origin || !config.allowedOrigins.has(origin)) return false;
   reply.header('access-control-allow-origin', origin);
   reply.header('access-control-allow-credentials', 'true');
@@ -31,7 +44,11 @@ export function registerCors(app: FastifyInstance, config: Pick<Config, 'allowed
     applyCors(req, reply, config);
   });
   app.options('*', async (req, reply) => {
-    if (req.headers.origin && config.allowedOrigins.has(req.headers.origin)) {
+    if (req.headers.origin && isOAuthProtocolPath(req.url)) {
+      reply.header('access-control-allow-methods', 'GET, POST, OPTIONS');
+      reply.header('access-control-allow-headers', 'Content-Type, Authorization');
+      reply.header('access-control-max-age', '600');
+    } else if (req.headers.origin && config.allowedOrigins.has(req.headers.origin)) {
       reply.header('access-control-allow-methods', 'GET, POST, PATCH, PUT, DELETE, OPTIONS');
       reply.header('access-control-allow-headers', 'Content-Type, Authorization');
       reply.header('access-control-max-age', '600');

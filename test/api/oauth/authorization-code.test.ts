@@ -284,3 +284,28 @@ test('RFC 7009: a client revokes its refresh token at /oauth/revoke; the grant t
   assert.equal(after.json.error, 'invalid_grant');
   assert.equal((await form(s, '/oauth/revoke', { token: 'unknown-token', client_id: flow.client.client_id })).status, 200, 'whatever the token was');
 });
+
+test('browser MCP clients: the protocol endpoints answer any origin (CORS *, preflight); the consent API stays same-site', async () => {
+  const origin = { origin: 'https://inspector.example' };
+  const preflight = await s.request('/oauth/token', { method: 'OPTIONS', headers: { ...origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+  assert.equal(preflight.status, 204);
+  assert.equal(preflight.headers['access-control-allow-origin'], '*');
+  assert.match(String(preflight.headers['access-control-allow-methods']), /POST/);
+  const reg = await s.request('/oauth/register', {
+    method: 'POST',
+    headers: { ...origin, ...fromIp(randomIp()) },
+    body: { client_name: 'Browser client', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
+  });
+  assert.equal(reg.status, 201, reg.text);
+  assert.equal(reg.headers['access-control-allow-origin'], '*');
+  assert.equal(reg.headers['access-control-allow-credentials'], undefined);
+  const token = await s.request('/oauth/token', { method: 'POST', headers: { ...origin, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token&refresh_token=nope&client_id=' + reg.json.client_id });
+  assert.equal(token.status, 400);
+  assert.equal(token.headers['access-control-allow-origin'], '*');
+  // A cookie-authenticated consent answer from another origin is still refused.
+  const owner = await person();
+  const login = await s.request('/auth/login', { method: 'POST', body: { email: owner.email, password: owner.password }, headers: owner.headers });
+  const cookie = String(login.headers['set-cookie']).split(';')[0]!;
+  const crossSite = await s.request('/api/oauth/requests/whatever/approve', { method: 'POST', cookie, headers: origin });
+  assertProblem(crossSite, 403, 'FORBIDDEN');
+});
