@@ -4,48 +4,70 @@
 // sees the same ones. Expiry is the provider's own (seconds from now, on the real clock, which is
 // the one the provider checks tokens against); a consumed model is answered with `consumed`, as
 // the provider needs to detect a code or refresh token used twice.
+//
+// A model's id is, for most kinds, the credential itself (an authorization code, a refresh token,
+// the provider's session cookie, an interaction's uid): those are stored only as their SHA-256,
+// and the payload's copy (`jti`) is left out and put back on reading, when the presented value is
+// known. Grants and clients keep their ids: a grant id is no credential (it rides in access tokens
+// and names grants in the console), a client id is public.
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { hashToken } from '../../infra/crypto/tokens.js';
 import type { Db } from '../../domain/store.js';
 import { UNUSED_CLIENT_TTL_MS } from '../../domain/oauth/registration.js';
 import { consumeModel, destroyGrantModels, destroyModel, findModel, findModelBy, upsertModel, type ModelRow } from '../../domain/oauth/store.js';
 
-const payloadOf = (row: ModelRow | null): AdapterPayload | undefined =>
-  row === null ? undefined : ({ ...row.payload, ...(row.consumed ? { consumed: true } : {}) } as AdapterPayload);
+const PLAIN_IDS = new Set(['Grant', 'Client']);
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
 export function modelAdapter(db: Db): (kind: string) => Adapter {
-  return (kind) => ({
-    async upsert(id, payload, expiresIn) {
-      await upsertModel(db, {
-        kind,
-        id,
-        payload: payload as Record<string, unknown>,
-        grantId: str(payload.grantId),
-        uid: str(payload.uid),
-        userCode: str(payload.userCode),
-        accountId: str(payload.accountId),
-        // A dynamically registered client lives 30 days unless it gets tokens (keepClient).
-        expiresAt: expiresIn ? new Date(Date.now() + expiresIn * 1000) : kind === 'Client' ? new Date(Date.now() + UNUSED_CLIENT_TTL_MS) : null,
-      });
-    },
-    async find(id) {
-      return payloadOf(await findModel(db, kind, id, new Date()));
-    },
-    async findByUid(uid) {
-      return payloadOf(await findModelBy(db, kind, { uid }, new Date()));
-    },
-    async findByUserCode(userCode) {
-      return payloadOf(await findModelBy(db, kind, { userCode }, new Date()));
-    },
-    async consume(id) {
-      await consumeModel(db, kind, id, new Date());
-    },
-    async destroy(id) {
-      await destroyModel(db, kind, id);
-    },
-    async revokeByGrantId(grantId) {
-      await destroyGrantModels(db, grantId);
-    },
-  });
+  return (kind) => {
+    const plain = PLAIN_IDS.has(kind);
+    /** The stored id: the credential's hash, or the id itself for grants and clients. */
+    const keyOf = (id: string) => (plain ? id : hashToken(id));
+    const stored = (id: string, payload: AdapterPayload): Record<string, unknown> => {
+      if (plain || payload.jti !== id) return payload as Record<string, unknown>;
+      const { jti: _value, ...rest } = payload;
+      return rest;
+    };
+    /** The payload as the provider wrote it: its id back in `jti` when it was left out. */
+    const read = (row: ModelRow | null, id: string | null): AdapterPayload | undefined => {
+      if (row === null) return undefined;
+      return { ...row.payload, ...(id !== null && !plain && row.payload.jti === undefined ? { jti: id } : {}), ...(row.consumed ? { consumed: true } : {}) } as AdapterPayload;
+    };
+    return {
+      async upsert(id, payload, expiresIn) {
+        await upsertModel(db, {
+          kind,
+          id: keyOf(id),
+          payload: stored(id, payload),
+          grantId: str(payload.grantId),
+          uid: str(payload.uid),
+          userCode: str(payload.userCode),
+          accountId: str(payload.accountId),
+          // A dynamically registered client lives 30 days unless it gets tokens (keepClient).
+          expiresAt: expiresIn ? new Date(Date.now() + expiresIn * 1000) : kind === 'Client' ? new Date(Date.now() + UNUSED_CLIENT_TTL_MS) : null,
+        });
+      },
+      async find(id) {
+        return read(await findModel(db, kind, keyOf(id), new Date()), id);
+      },
+      // By uid or user code the id is not presented: the provider reads the model's other fields.
+      async findByUid(uid) {
+        return read(await findModelBy(db, kind, { uid }, new Date()), null);
+      },
+      async findByUserCode(userCode) {
+        return read(await findModelBy(db, kind, { userCode }, new Date()), null);
+      },
+      async consume(id) {
+        await consumeModel(db, kind, keyOf(id), new Date());
+      },
+      async destroy(id) {
+        await destroyModel(db, kind, keyOf(id));
+      },
+      async revokeByGrantId(grantId) {
+        await destroyGrantModels(db, grantId);
+      },
+    };
+  };
 }

@@ -124,7 +124,9 @@ export function createOAuthProvider(oidc: OidcModule, deps: OAuthDeps, keys: Key
     },
     features: {
       devInteractions: { enabled: false },
-      registration: { enabled: true },
+      // Public clients only (no client secret is ever stored) and no registration management (no
+      // registration access token to keep): a registration is a name and redirect URIs.
+      registration: { enabled: true, issueRegistrationAccessToken: false },
       revocation: { enabled: true },
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
@@ -142,6 +144,7 @@ export function createOAuthProvider(oidc: OidcModule, deps: OAuthDeps, keys: Key
         },
       },
     },
+    clientAuthMethods: ['none'],
     pkce: { required: () => true },
     fetch: clientDocumentFetch(config) as Configuration['fetch'],
     fetchResponseBodyLimits: { 'client_id metadata document': CLIENT_DOCUMENT_MAX_BYTES },

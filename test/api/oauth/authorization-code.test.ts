@@ -68,6 +68,12 @@ test('the whole flow: register, authorize, consent, code, RFC 9068 token verifie
   assert.ok(typeof payload.jti === 'string');
   assert.equal((payload.exp ?? 0) - (payload.iat ?? 0), 3600);
 
+  // Nothing stored holds a credential in the clear: not the code, not the refresh token.
+  const stored = JSON.stringify(await s.deps.db.oAuthModel.findMany({ where: { grantId: String(payload.grant_id) } }));
+  assert.ok(stored.includes('RefreshToken'), 'the refresh token is stored (hashed)');
+  assert.ok(!stored.includes(code), 'the code is not stored in the clear');
+  assert.ok(!stored.includes(tokens.json.refresh_token), 'the refresh token is not stored in the clear');
+
   // Refresh: rotated; the old one reused revokes the whole grant.
   const refreshed = await form(s, '/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.json.refresh_token, client_id: client.client_id });
   assert.equal(refreshed.status, 200, refreshed.text);
@@ -117,6 +123,18 @@ test('a native client may come back on any loopback port (RFC 8252); a web clien
   const web = await register();
   const elsewhere = await authorize(s, web.client_id, resource, challenge, { redirect_uri: 'http://127.0.0.1:9999/callback' });
   assert.equal(elsewhere.status, 400, 'a web client: exact match only');
+});
+
+test('registration: public clients only, and no registration access token to keep', async () => {
+  const client = await register();
+  assert.equal('registration_access_token' in client, false);
+  const confidential = await s.request('/oauth/register', {
+    method: 'POST',
+    headers: fromIp(randomIp()),
+    body: { client_name: 'Server app', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' },
+  });
+  assert.equal(confidential.status, 400, confidential.text);
+  assert.equal(confidential.json.error, 'invalid_client_metadata');
 });
 
 test('deny: the redirect carries error=access_denied; no code', async () => {
