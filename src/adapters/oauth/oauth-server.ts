@@ -12,9 +12,8 @@ import type { Provider } from 'oidc-provider';
 import type { ClientInfo, Viewer } from '../../domain/context.js';
 import { forbidden, notFound, unavailable } from '../../domain/errors.js';
 import { recordConsent } from '../../domain/oauth/consent.js';
-import { mayAccess, oauthResource } from '../../domain/oauth/resources.js';
+import { allowedAccount, mayAccess, oauthResource } from '../../domain/oauth/resources.js';
 import { ensureSigningKeys, jwksOf } from '../../domain/oauth/signing-keys.js';
-import { findAccountForGrant } from '../../domain/oauth/store.js';
 import { createLocalJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { MCP_SCOPE } from '../../domain/cards/card.js';
 import { cookieKeyOf, createOAuthProvider, loadOidcProvider, OAUTH_COOKIES, TTL, withLibraryNotices, type OAuthDeps } from './provider.js';
@@ -109,8 +108,8 @@ export class OAuthServer {
     if (!grant || grant.accountId !== sub || grant.clientId !== clientId) return INACTIVE;
     const resource = await oauthResource(this.deps, aud);
     if (!resource) return INACTIVE;
-    const account = await findAccountForGrant(this.deps.db, sub);
-    if (!account || !(await mayAccess(this.deps, resource, sub))) return INACTIVE;
+    const account = await allowedAccount(this.deps, resource, sub);
+    if (!account) return INACTIVE;
     return { active: true, sub, aud, client_id: clientId, scope, exp, email: account.email };
   }
 

@@ -20,6 +20,7 @@ import { isTokenScope, type TokenScope, TOKEN_SCOPES } from '../tokens/scopes.js
 import { issueServiceToken, MAX_LIVE_TOKENS } from '../tokens/service-tokens.js';
 import { countLiveTokens } from '../tokens/store.js';
 import { generateToken, hashToken } from '../../infra/crypto/tokens.js';
+import { violates } from '../../infra/db/errors.js';
 import { OAuthError } from './oauth-error.js';
 import {
   decideDeviceRow,
@@ -96,14 +97,10 @@ export async function startDeviceAuthorization(deps: Pick<DomainDeps, 'cache' | 
       return { deviceCode, userCode: displayUserCode(userCode), expiresIn: DEVICE_CODE_TTL_SECONDS, interval: POLL_INTERVAL_SECONDS };
     } catch (err) {
       // A live request holds this user code (1 in 2.6·10^10 per live request): draw another.
-      if (attempt < 3 && isUniqueViolation(err)) continue;
+      if (attempt < 3 && violates(err, 'user_code_hash', 'userCodeHash')) continue;
       throw err;
     }
   }
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'P2002';
 }
 
 /** `Tunnel CLI (<user agent>)`, within the 100 characters of a token name. */

@@ -36,8 +36,10 @@ export async function oauthResource(deps: ResourceDeps, resource: unknown): Prom
   return { resource, host: url.hostname, tunnel };
 }
 
-/** Whether the account may be granted access to the resource's tunnel (the owner always may). */
-export async function mayAccess(deps: Pick<DomainDeps, 'db'>, r: OAuthResource, accountId: string): Promise<boolean> {
+/** The account when it exists and may be granted access to the resource's tunnel (the owner always may); else null. */
+export async function allowedAccount(deps: Pick<DomainDeps, 'db'>, r: OAuthResource, accountId: string): Promise<{ id: string; email: string } | null> {
   const account = await findAccountForGrant(deps.db, accountId);
-  return account !== null && isAllowed({ ownerId: r.tunnel.ownerId, allowedEmails: r.tunnel.allowedEmails }, account);
+  return account !== null && isAllowed({ ownerId: r.tunnel.ownerId, allowedEmails: r.tunnel.allowedEmails }, account) ? account : null;
 }
+
+export const mayAccess = async (deps: Pick<DomainDeps, 'db'>, r: OAuthResource, accountId: string): Promise<boolean> => (await allowedAccount(deps, r, accountId)) !== null;

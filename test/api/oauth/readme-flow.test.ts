@@ -3,27 +3,20 @@
 // edge's introspection answering active.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { signedIn } from '../../support/accounts.js';
 import { useServer } from '../../support/server.js';
+import { readmeBlock } from '../../support/readme.js';
 import { createTunnel } from '../../support/tunnels.js';
 
 const INTERNAL = 'internal-test-token-0123456789abcdef';
 const s = useServer(() => ({ env: { INTERNAL_API_TOKEN: INTERNAL } }));
 
-function readmeScript(): string {
-  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-  const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('/oauth/register'));
-  assert.ok(block, 'the README has the MCP client walk');
-  return block;
-}
-
 test('the README walk runs the whole client side against an oauth tunnel, ending in an active introspection', async () => {
   const person = await signedIn(s, { verified: true });
   const tunnel = await createTunnel(s, person, { access: 'oauth' });
   const env = { ...process.env, API: s.url, TUNNEL_HOST: tunnel.host, SESSION: person.token, INTERNAL_API_TOKEN: INTERNAL };
-  const child = spawn('sh', ['-c', readmeScript()], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('sh', ['-c', readmeBlock('/oauth/register')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));

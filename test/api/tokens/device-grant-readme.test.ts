@@ -3,25 +3,18 @@
 // the code is approved through the console's API it lists the tunnels with the token it got.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { signedIn } from '../../support/accounts.js';
 import { useServer } from '../../support/server.js';
+import { readmeBlock } from '../../support/readme.js';
 import { createTunnel } from '../../support/tunnels.js';
 
 const s = useServer();
 
-function readmeScript(): string {
-  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-  const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('/oauth/device_authorization'));
-  assert.ok(block, 'the README has the device sign-in script');
-  return block;
-}
-
 test('the README script signs the CLI in with the device grant and lists the tunnels', async () => {
   const person = await signedIn(s, { verified: true });
   const tunnel = await createTunnel(s, person);
-  const child = spawn('sh', ['-c', readmeScript()], { env: { ...process.env, API: s.url }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('sh', ['-c', readmeBlock('/oauth/device_authorization')], { env: { ...process.env, API: s.url }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
