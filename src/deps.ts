@@ -22,6 +22,10 @@ import { createCipher, loadOrCreateKeyFile, type Cipher } from './infra/crypto/c
 import { createMetrics, type Metrics } from './infra/observability/metrics.js';
 import { Counter } from 'prom-client';
 import { createBreachedPasswordCheck } from './domain/passwords/breached-password.js';
+import { WebhookWorker } from './domain/webhooks/delivery.js';
+import { wireWebhookMetrics } from './infra/observability/webhook-metrics.js';
+import { oldestDueAge, oldestUndeliveredAge } from './domain/webhooks/store.js';
+import type { PublicFetchOptions } from './infra/net/public-fetch.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -31,6 +35,8 @@ export interface Deps extends DomainDeps {
   metrics: Metrics;
   database: Database;
   mailWorker: MailWorker;
+  /** Delivers webhook events (API.md section 15); every instance runs one. */
+  webhookWorker: WebhookWorker;
   /** AES-256-GCM under ENCRYPTION_KEY (or the embedded default key). */
   cipher: Cipher;
   /** After-reply work; shutdown drains it. */
@@ -46,6 +52,9 @@ export interface DepsOptions {
   /** Mail retry backoff base (tests shorten it). */
   mailRetryBaseMs?: number;
   mailPollMs?: number;
+  webhookPollMs?: number;
+  /** Tests: how webhook deliveries resolve names or trust a loopback receiver's certificate. */
+  webhookFetch?: Pick<PublicFetchOptions, 'resolve' | 'ca'>;
 }
 
 export function createLogger(config: Config): Logger {
@@ -97,6 +106,27 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   // The security activity is kept 90 days: an hourly purge, one instance at a time.
   const stopActivityPurge = startActivityPurge({ db: database.prisma, clock, logger });
   const metrics = createMetrics();
+  const webhookMetrics = wireWebhookMetrics(metrics.registry, {
+    lagSeconds: () => oldestDueAge(database.prisma, clock()),
+    oldestSeconds: () => oldestUndeliveredAge(database.prisma, clock()),
+  });
+  const outbox = createOutbox(cipher);
+  const webhookWorker = new WebhookWorker({
+    db: database.prisma,
+    cipher,
+    clock,
+    logger,
+    outbox,
+    mailNotify: () => mailWorker.nudge(),
+    mailContext: { serviceName: config.serviceName, appUrl: config.appUrl },
+    retryScheduleMs: config.webhookRetryScheduleMs,
+    timeoutMs: config.webhookTimeoutMs,
+    allowPrivate: config.webhookAllowPrivate,
+    observe: webhookMetrics.observe,
+    ...(opts.webhookFetch ? { fetchOptions: opts.webhookFetch } : {}),
+    ...(opts.webhookPollMs !== undefined ? { pollMs: opts.webhookPollMs } : {}),
+  });
+  webhookWorker.start();
   const breachCheckFailures = new Counter({
     name: 'breached_password_check_failures_total',
     help: 'Breached-password range checks that failed open, by reason (timeout, unreachable, bad_status, bad_body)',
@@ -122,15 +152,18 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     providers: createProviders(config),
     mailContext: { serviceName: config.serviceName, appUrl: config.appUrl },
     mailNotify: () => mailWorker.nudge(),
+    webhookNotify: () => webhookWorker.nudge(),
     mailWorker,
+    webhookWorker,
     cipher,
-    outbox: createOutbox(cipher),
-    policy: { signupsPerNetworkPerHour: config.signupRateLimit, reauthWindowMs: config.reauthWindowMs },
+    outbox,
+    policy: { signupsPerNetworkPerHour: config.signupRateLimit, reauthWindowMs: config.reauthWindowMs, webhookAllowPrivate: config.webhookAllowPrivate },
     background,
     async close() {
       // After-reply work first, while the database and the cache it uses are still open.
       await background.drain();
       await stopActivityPurge();
+      await webhookWorker.stop();
       await mailWorker.stop();
       transport.close();
       await cache.close();

@@ -19,12 +19,16 @@ export interface DomainDeps {
   outbox: Outbox;
   /** Wakes the mail worker once a transaction that enqueued mail has committed. */
   mailNotify: () => void;
+  /** Wakes the webhook delivery worker once a transaction that queued deliveries has committed. */
+  webhookNotify: () => void;
   events: DomainEvents;
   /** Operator-tunable limits. */
   policy: {
     signupsPerNetworkPerHour: number;
     /** How long a session stays recently authenticated (API.md section 7a). */
     reauthWindowMs: number;
+    /** WEBHOOK_ALLOW_PRIVATE: webhook URLs may be http and private (API.md section 15; development, tests). */
+    webhookAllowPrivate: boolean;
   };
   /** For work that runs after the reply (nobody else would hear of its failure). */
   logger: Logger;

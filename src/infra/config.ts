@@ -123,6 +123,19 @@ const EnvSchema = z.object({
   WEBAUTHN_ORIGINS: z.string().optional(),
   OAUTH_ALLOW_PRIVATE_CLIENT_URLS: bool('OAUTH_ALLOW_PRIVATE_CLIENT_URLS').optional(),
   OAUTH_CLIENT_URLS_CA_FILE: z.string().min(1).optional(),
+  WEBHOOK_ALLOW_PRIVATE: bool('WEBHOOK_ALLOW_PRIVATE').optional(),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default('5,300,1800,7200,18000,36000,36000')
+    .refine((v) => /^\s*\d{1,7}(\s*,\s*\d{1,7}){0,19}\s*$/.test(v), {
+      message: 'WEBHOOK_RETRY_SCHEDULE must be 1 to 20 comma-separated numbers of seconds (e.g. 5,300,1800)',
+    })
+    .transform((v) => v.split(',').map((n) => Number(n.trim()) * 1000)),
+  WEBHOOK_TIMEOUT_SECONDS: z
+    .string()
+    .default('15')
+    .refine((v) => /^\d{1,2}$/.test(v) && Number(v) >= 1 && Number(v) <= 60, { message: 'WEBHOOK_TIMEOUT_SECONDS must be a number of seconds from 1 to 60' })
+    .transform(Number),
   SIGNUP_RATE_LIMIT: z
     .string()
     .default('20')
@@ -197,6 +210,12 @@ export interface Config {
   oauthAllowPrivateClientUrls: boolean;
   /** A PEM file of extra CAs trusted when fetching client metadata documents (a private PKI); null: the system's. */
   oauthClientUrlsCaFile: string | null;
+  /** Webhooks (API.md section 15): http and private addresses allowed (development, tests). */
+  webhookAllowPrivate: boolean;
+  /** Milliseconds between a webhook delivery's attempts; its length + 1 is the number of attempts. */
+  webhookRetryScheduleMs: number[];
+  /** How long a receiver has to answer one delivery. */
+  webhookTimeoutMs: number;
   /** Passkeys: the relying party id (a host name) and the page origins a ceremony may come from. */
   webauthn: { rpId: string; origins: string[] };
   /** Sign-ups per client network (IPv4 /24, IPv6 /48) per hour. */
@@ -363,6 +382,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pwnedPasswordsUrl: e.PWNED_PASSWORDS_URL === 'off' ? null : e.PWNED_PASSWORDS_URL,
     oauthAllowPrivateClientUrls: e.OAUTH_ALLOW_PRIVATE_CLIENT_URLS ?? false,
     oauthClientUrlsCaFile: e.OAUTH_CLIENT_URLS_CA_FILE ?? null,
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE ?? false,
+    webhookRetryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,
     webauthn,
     signupRateLimit: e.SIGNUP_RATE_LIMIT,
     reauthWindowMs: e.REAUTH_WINDOW_SECONDS * 1000,

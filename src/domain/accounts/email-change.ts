@@ -12,7 +12,7 @@ import { confirmPassword } from '../passwords/password-confirmation.js';
 import { LIMITS, reserve } from '../limits/rate-limit.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox'>;
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
 
 const inUse = () => conflict('That email address is already in use.');
 

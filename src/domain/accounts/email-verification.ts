@@ -12,7 +12,7 @@ import { changeAccount } from '../activity/account-change.js';
 import { tombstone } from '../sessions/session.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox'>;
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
 
 const invalidLink = () => badRequest('This verification link is invalid or has expired.');
 

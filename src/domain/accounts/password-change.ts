@@ -12,7 +12,7 @@ import { changeAccount } from '../activity/account-change.js';
 import { passwordChanged } from '../emails/messages.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'breachedPasswords' | 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox'>;
+type FlowDeps = Pick<DomainDeps, 'breachedPasswords' | 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
 
 export async function changePassword(
   deps: FlowDeps,

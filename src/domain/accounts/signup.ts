@@ -18,7 +18,7 @@ import { LIMITS, reserve } from '../limits/rate-limit.js';
 import { isHeldForAnother } from '../tunnels/released-names.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'breachedPasswords' | 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox' | 'policy'>;
+type FlowDeps = Pick<DomainDeps, 'breachedPasswords' | 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox' | 'policy'>;
 
 export interface NewAccount {
   id: string;

@@ -8,7 +8,7 @@ import { readAccountState, setSlug } from './store.js';
 import { claimName, lockNames, releaseNames } from '../tunnels/released-names.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'clock' | 'db' | 'events' | 'mailNotify' | 'outbox'>;
+type FlowDeps = Pick<DomainDeps, 'clock' | 'db' | 'events' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
 
 export async function renameSlug(
   deps: FlowDeps,

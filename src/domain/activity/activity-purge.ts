@@ -1,7 +1,8 @@
 // Keeps the security activity for 90 days, and drops spent second-step challenges (expired or
 // used: a sign-in that never came back for its second step leaves one behind, which otherwise
 // went only when the account next signed in), and device sign-in requests an hour after they
-// expired (until then a late poll still hears expired_token). Every instance ticks; the deletes run under a
+// expired (until then a late poll still hears expired_token), and webhook events after 30 days. Every
+// instance ticks; the deletes run under a
 // transaction-level advisory lock, so one instance at a time does them (safe behind PgBouncer's
 // transaction pooling, since the lock ends with the transaction).
 import type { DomainDeps } from '../context.js';
@@ -21,7 +22,12 @@ export interface Purged {
   devices: number;
   /** Expired models of the authorization server (codes, refresh tokens, interactions, unused clients). */
   oauthModels: number;
+  /** Webhook events (with their deliveries and attempts) past their 30 days. */
+  webhookEvents: number;
 }
+
+/** How long webhook events and their delivery log are kept (API.md section 15). */
+export const WEBHOOK_EVENT_RETENTION_MS = 30 * 24 * 3600 * 1000;
 
 /** How long an expired device request is kept, so a late poll hears expired_token, not invalid_grant. */
 export const DEVICE_ROW_GRACE_MS = 3600 * 1000;
@@ -30,7 +36,7 @@ export const DEVICE_ROW_GRACE_MS = 3600 * 1000;
 export async function purgeExpired(deps: Pick<DomainDeps, 'db' | 'clock'>): Promise<Purged | null> {
   const now = deps.clock();
   const cutoff = new Date(now.getTime() - ACTIVITY_RETENTION_MS);
-  return purgeOldRows(deps.db, PURGE_LOCK_ID, cutoff, now, new Date(now.getTime() - DEVICE_ROW_GRACE_MS));
+  return purgeOldRows(deps.db, PURGE_LOCK_ID, cutoff, now, new Date(now.getTime() - DEVICE_ROW_GRACE_MS), new Date(now.getTime() - WEBHOOK_EVENT_RETENTION_MS));
 }
 
 /** Starts the hourly purge (and one shortly after start); returns the function that stops it. */
@@ -40,7 +46,7 @@ export function startActivityPurge(deps: Pick<DomainDeps, 'db' | 'clock' | 'logg
     if (running) return;
     running = purgeExpired(deps)
       .then((purged) => {
-        if (purged && (purged.events > 0 || purged.challenges > 0 || purged.devices > 0 || purged.oauthModels > 0)) deps.logger.info(purged, 'expired security events, challenges and device requests purged');
+        if (purged && Object.values(purged).some((n) => n > 0)) deps.logger.info(purged, 'expired security events, challenges and device requests purged');
       })
       .catch((err: unknown) => deps.logger.error({ err: (err as Error).message }, 'purge of expired security events and challenges failed'))
       .finally(() => {

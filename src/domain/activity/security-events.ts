@@ -31,6 +31,8 @@ export const SECURITY_EVENT_TYPES = [
   'device_approved',
   'oauth_consent_granted',
   'oauth_grant_revoked',
+  'webhook_created',
+  'webhook_deleted',
 ] as const;
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
@@ -61,9 +63,12 @@ export function eventRow(e: SecurityEventInput): EventRow {
   };
 }
 
-/** Records an event in the caller's transaction (it commits with the change it records). */
-export async function recordSecurityEvent(tx: DbHandle, e: SecurityEventInput): Promise<void> {
-  await insertSecurityEvent(tx, eventRow(e));
+/**
+ * Records an event in the caller's transaction (it commits with the change it records), with its
+ * `account.security` webhook event (API.md section 15); returns the webhook deliveries queued.
+ */
+export function recordSecurityEvent(tx: DbHandle, e: SecurityEventInput): Promise<number> {
+  return insertSecurityEvent(tx, eventRow(e));
 }
 
 /**
@@ -71,11 +76,11 @@ export async function recordSecurityEvent(tx: DbHandle, e: SecurityEventInput): 
  * Its failure is logged, never passed on: the caller's answer does not depend on the log.
  */
 export async function recordSecurityEventQuietly(
-  deps: Pick<DomainDeps, 'db' | 'logger'>,
+  deps: Pick<DomainDeps, 'db' | 'logger' | 'webhookNotify'>,
   e: SecurityEventInput,
 ): Promise<void> {
   try {
-    await recordSecurityEvent(deps.db, e);
+    if ((await recordSecurityEvent(deps.db, e)) > 0) deps.webhookNotify();
   } catch (err) {
     deps.logger.error({ err: (err as Error).message, type: e.type }, 'security event not recorded');
   }

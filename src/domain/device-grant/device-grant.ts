@@ -34,7 +34,7 @@ import {
 } from './store.js';
 import { displayUserCode, generateUserCode, normaliseUserCode } from './user-code.js';
 
-type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox' | 'policy'>;
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox' | 'webhookNotify' | 'policy'>;
 
 /** The one client of the grant (the tunnel CLI); section 13 adds others to the authorization server. */
 export const DEVICE_CLIENT_ID = 'tunnel-cli';

@@ -14,7 +14,8 @@ export type EmailKind = 'verify-email' | 'welcome' | 'login-alert' | 'confirm-em
   | 'mfa-disabled'
   | 'recovery-codes-regenerated'
   | 'mfa-failed'
-  | 'token-created';
+  | 'token-created'
+  | 'webhook-disabled';
 
 export interface MailContext {
   serviceName: string;
@@ -148,6 +149,14 @@ export function tokenCreated(ctx: MailContext, info: { at: Date; name: string; s
     `At ${info.at.toISOString()} the service token "${info.name}" was created for your ${ctx.serviceName} account, with access to: ${info.scopes.join(', ')}.`,
     `Network: ${info.ip}\nBrowser: ${info.userAgent || 'unknown'}`,
     'If this was not you, revoke the token under Access tokens in the dashboard, reset your password and sign out every session.',
+  ]);
+}
+
+/** Names the endpoint by its host only: a receiver's path often carries its own secret. */
+export function webhookDisabled(ctx: MailContext, info: { host: string; at: Date }): RenderedEmail {
+  return render('webhook-disabled', `A webhook endpoint of your ${ctx.serviceName} account was disabled`, [
+    `At ${info.at.toISOString()} your webhook endpoint at ${info.host} was disabled: every delivery to it has failed for five days.`,
+    'Events are no longer sent to it. Once it answers again, turn it back on under Webhooks in the dashboard; deliveries still pending then go out, and failed ones can be retried from its delivery log.',
   ]);
 }
 

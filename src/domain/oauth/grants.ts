@@ -10,7 +10,7 @@ import { tunnelHost } from '../tunnels/names.js';
 import { oauthResource } from './resources.js';
 import { clientNames, deleteGrantAndModels, findAccountForGrant, findGrant, selectAccountGrants, selectResourceGrants, type GrantRow } from './store.js';
 
-type GrantDeps = Pick<DomainDeps, 'db' | 'clock' | 'events' | 'outbox' | 'mailNotify'> & { config: { zone: string } };
+type GrantDeps = Pick<DomainDeps, 'db' | 'clock' | 'events' | 'outbox' | 'mailNotify' | 'webhookNotify'> & { config: { zone: string } };
 
 export interface GrantView {
   id: string;

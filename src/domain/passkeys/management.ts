@@ -12,7 +12,7 @@ import { deletePasskeyRow, findAccountPasskey, selectPasskeys, setPasskeyName, t
 import { isUuid } from '../ids.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'clock' | 'db' | 'events' | 'mailNotify' | 'outbox'>;
+type FlowDeps = Pick<DomainDeps, 'clock' | 'db' | 'events' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
 
 export const LAST_PASSKEY_MESSAGE =
   'This passkey is your only way to sign in. Set a password (use "Forgot password") or link a login provider before removing it.';

@@ -20,7 +20,7 @@ import { insertPasskey, lockAccountPasskeys, readRegistrationAccount, type Passk
 import { guardAddition } from '../sessions/recent-auth.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox' | 'policy'>;
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox' | 'policy'>;
 
 const FACTOR_GUARD = { verified: true, recent: true } as const;
 

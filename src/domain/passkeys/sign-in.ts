@@ -17,7 +17,7 @@ import { CEREMONY_MS, type RelyingParty } from './relying-party.js';
 import { advanceCounter, verifyPasskeyAssertion, type AssertionInput } from './assertion.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'logger' | 'mailContext' | 'mailNotify' | 'outbox' | 'sql'>;
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'logger' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox' | 'sql'>;
 
 export async function passkeyLoginOptions(
   deps: FlowDeps,

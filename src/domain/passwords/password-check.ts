@@ -104,7 +104,7 @@ export async function checkPassword(
  * is not written: it checked nothing, and a flood of them must not become a flood of rows.
  */
 export async function checkSignInPassword(
-  deps: Pick<DomainDeps, 'cache' | 'db' | 'clock' | 'background'>,
+  deps: Pick<DomainDeps, 'cache' | 'db' | 'clock' | 'background' | 'webhookNotify'>,
   accountId: string | null,
   subject: PasswordSubject,
   password: string,
@@ -116,7 +116,9 @@ export async function checkSignInPassword(
   } catch (err) {
     if (accountId && err instanceof AppError && err.code === 'UNAUTHENTICATED') {
       const failed = { accountId, type: 'sign_in_failed', client, at: deps.clock(), detail: { method: 'password' } } as const;
-      deps.background.run('record a failed sign-in', () => recordSecurityEvent(deps.db, failed));
+      deps.background.run('record a failed sign-in', async () => {
+        if ((await recordSecurityEvent(deps.db, failed)) > 0) deps.webhookNotify();
+      });
     }
     throw err;
   }

@@ -7,7 +7,7 @@ import { findAccountSession, selectLiveSessions, voidPendingSecondSteps, type Se
 import { isUuid } from '../ids.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailNotify' | 'outbox'>;
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
 
 
 export async function revokeOtherSession(deps: FlowDeps, viewer: Viewer, sessionId: string, client: ClientInfo): Promise<void> {

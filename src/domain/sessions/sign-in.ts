@@ -12,7 +12,7 @@ import { MAX_SESSIONS, newSession, tombstone } from './session.js';
 import { changeIn, type AccountChange } from '../activity/account-change.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox' | 'sql'>;
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox' | 'sql' >;
 
 /** How a sign-in was made: the first step's method and whether a second step was passed. */
 export type SignInMethod = 'password' | 'google' | 'github' | 'passkey';
@@ -45,19 +45,21 @@ export type SignInExtra = (tx: Tx, change: AccountChange) => Promise<void>;
  * in a login's CPU); with other work that must commit with it, both run in one transaction.
  */
 async function writeSignIn(
-  deps: Pick<DomainDeps, 'db' | 'sql' | 'outbox' | 'mailNotify' | 'events'>,
+  deps: Pick<DomainDeps, 'db' | 'sql' | 'outbox' | 'mailNotify' | 'webhookNotify' | 'events'>,
   values: SignInValues,
   extra: SignInExtra | undefined,
 ): Promise<SignInResult & { sent: boolean }> {
   if (!extra) return { ...(await runSignIn(deps.sql, values)), sent: false };
   let sent = false;
+  let queued = false;
   const result = await inTransaction(deps.db, async (tx) => {
     const change = changeIn(tx, deps, values.accountId);
     await extra(tx, change);
     sent = change.sent;
+    queued = change.queued;
     return runSignInIn(tx, values);
   });
-  return { ...result, sent };
+  return { ...result, sent, queued: result.queued + (queued ? 1 : 0) };
 }
 
 /** The login alert, sealed like every outbox body, for the statement to write when the network is new. */
@@ -106,7 +108,8 @@ export async function issueSignIn(
         : sealedAlert(deps, account.email, loginAlert(deps.mailContext, { at: now, ip, userAgent: client.userAgent })),
     eventUserAgent: session.userAgent.slice(0, USER_AGENT_MAX),
   };
-  const { newNetwork, evicted, sent } = await writeSignIn(deps, values, extra);
+  const { newNetwork, evicted, sent, queued } = await writeSignIn(deps, values, extra);
+  if (queued > 0) deps.webhookNotify();
   if (evicted.length > 0) await tombstone(deps, evicted);
   // The account view shows the last login (it listens: accounts/account-view.ts).
   await deps.events.emit('account.signedIn', { accountId: account.id });

@@ -3,6 +3,7 @@
 // revocation epoch, the guards' read of a session and its account, and the second steps a
 // session's sign-in may still be waiting for.
 import type { Db, DbHandle, Sql, Tx } from '../store.js';
+import { SECURITY_EVENT_DATA, webhookFanOut } from '../activity/store.js';
 
 export interface SessionRow {
   id: string;
@@ -147,8 +148,9 @@ const SIGN_IN_STATEMENT = `
       INSERT INTO security_events (account_id, type, at, ip, user_agent, detail)
       SELECT a.id, 'sign_in', $1, $2, $18, jsonb_build_object('method', $8::text, 'second_step', $9::boolean)
       FROM a
-    )
-    SELECT EXISTS (SELECT 1 FROM n) AS new_network, ARRAY(SELECT token_hash FROM e) AS evicted`;
+      RETURNING id, account_id, type, at, ip, user_agent, detail
+    ), ${webhookFanOut({ account: '$3', type: "'account.security'", data: SECURITY_EVENT_DATA('v'), at: '$1', source: 'v' })}
+    SELECT EXISTS (SELECT 1 FROM n) AS new_network, ARRAY(SELECT token_hash FROM e) AS evicted, (SELECT count(*)::int FROM wd) AS queued`;
 
 /** The statement's parameters, in its order ($1 … $18). */
 export interface SignInValues {
@@ -182,12 +184,14 @@ function parameters(v: SignInValues): unknown[] {
 
 export interface SignInResult {
   newNetwork: boolean;
+  /** Webhook deliveries of its `account.security` event queued (API.md section 15). */
+  queued: number;
   /** Token hashes of the sessions the sign-in ended (past MAX_SESSIONS). */
   evicted: string[];
 }
 
-type SignInRow = { new_network: boolean; evicted: string[] };
-const resultOf = (rows: SignInRow[]): SignInResult => ({ newNetwork: rows[0]?.new_network === true, evicted: rows[0]?.evicted ?? [] });
+type SignInRow = { new_network: boolean; evicted: string[]; queued: number };
+const resultOf = (rows: SignInRow[]): SignInResult => ({ newNetwork: rows[0]?.new_network === true, evicted: rows[0]?.evicted ?? [], queued: rows[0]?.queued ?? 0 });
 
 /** The statement on its own, straight on node-postgres (a password login: no Prisma raw path in its CPU). */
 export async function runSignIn(sql: Sql, values: SignInValues): Promise<SignInResult> {

@@ -12,7 +12,7 @@ import type { ProviderIdentity } from './identity.js';
 import { insertSsoAccount } from './store.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox' | 'sql'>;
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox' | 'sql'>;
 
 export async function createSsoAccount(
   deps: FlowDeps,

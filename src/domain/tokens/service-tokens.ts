@@ -17,7 +17,7 @@ import { isUuid } from '../ids.js';
 import type { Tx } from '../store.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox' | 'policy'>;
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox' | 'policy'>;
 
 /** Live (unexpired) tokens per account. */
 export const MAX_LIVE_TOKENS = 50;

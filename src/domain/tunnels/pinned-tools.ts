@@ -5,6 +5,8 @@ import { badRequest, noSuchTunnel } from '../errors.js';
 import { cardHostsOf } from './names.js';
 import type { TunnelsDeps } from './tunnels.js';
 import { readTunnelTools, setPinnedTools } from './store.js';
+import { changeAccount } from '../activity/account-change.js';
+import { toolsChanged } from './tunnel-events.js';
 
 /** MCP tool names are short identifiers; anything longer is not a tool name. */
 const NAME_MAX = 128;
@@ -34,7 +36,10 @@ export async function pinTools(deps: TunnelsDeps, tunnelId: string, result: unkn
   if (!tunnel) throw noSuchTunnel();
   // Every tools/list passing through lands here; an unchanged list costs no write and keeps the cached card.
   if (sameList(tunnel.pinnedTools, names)) return;
-  if (!(await setPinnedTools(deps.db, tunnelId, names))) throw noSuchTunnel();
+  await changeAccount(deps, tunnel.accountId, async (tx, change) => {
+    if (!(await setPinnedTools(tx, tunnelId, names))) throw noSuchTunnel();
+    await toolsChanged(change, { ...tunnel, pinnedTools: names }, tunnel.pinnedTools, deps.config.zone, deps.clock());
+  });
   await deps.events.emit('tunnel.changed', {
     tunnelId,
     hosts: cardHostsOf(tunnel, tunnel.account.slug, deps.config.zone),

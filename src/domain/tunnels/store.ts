@@ -3,17 +3,30 @@
 // domains) held for their last owner for 30 days under advisory locks.
 import type { DbHandle, Tx } from '../store.js';
 
-/** A tunnel with what its card hosts need. */
+/** A tunnel with what its card hosts and its webhook events need. */
 export interface OwnedTunnel {
   id: string;
   subdomain: string;
   customDomain: string | null;
   discoverable: boolean;
+  pinnedTools: string[];
   access: string;
+  allowedEmails: string[];
+  createdAt: Date;
   account: { slug: string };
 }
 
-const OWNED = { id: true, subdomain: true, customDomain: true, discoverable: true, access: true, account: { select: { slug: true } } } as const;
+const OWNED = {
+  id: true,
+  subdomain: true,
+  customDomain: true,
+  discoverable: true,
+  pinnedTools: true,
+  access: true,
+  allowedEmails: true,
+  createdAt: true,
+  account: { select: { slug: true } },
+} as const;
 
 export function findOwnedTunnel(db: DbHandle, accountId: string, id: string): Promise<OwnedTunnel | null> {
   return db.tunnel.findFirst({ where: { id, accountId }, select: OWNED });
@@ -50,15 +63,13 @@ export async function deleteTunnelRow(tx: Tx, accountId: string, id: string): Pr
   return count === 1;
 }
 
-export function readTunnelTools(db: DbHandle, id: string): Promise<(Omit<OwnedTunnel, 'id' | 'discoverable' | 'access'> & { pinnedTools: string[] }) | null> {
-  return db.tunnel.findUnique({
-    where: { id },
-    select: { subdomain: true, customDomain: true, pinnedTools: true, account: { select: { slug: true } } },
-  });
+export function readTunnelTools(db: DbHandle, id: string): Promise<(OwnedTunnel & { accountId: string }) | null> {
+  return db.tunnel.findUnique({ where: { id }, select: { ...OWNED, accountId: true } });
 }
 
 /** Replaces the pinned tool names; false when the tunnel is gone. */
 export async function setPinnedTools(db: DbHandle, id: string, names: string[]): Promise<boolean> {
+  // (The edge's tools/list hand-over: compared first, so an unchanged list writes nothing.)
   const { count } = await db.tunnel.updateMany({ where: { id }, data: { pinnedTools: names } });
   return count === 1;
 }

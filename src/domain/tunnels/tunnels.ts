@@ -3,7 +3,10 @@
 // that can alter a card announces the card hosts it touches (before and after) on
 // `tunnel.changed`, after the commit, so the card cache drops them before the reply goes out.
 import type { Config } from '../../infra/config.js';
-import { inTransaction, type Db } from '../store.js';
+import type { Db } from '../store.js';
+import type { DomainDeps } from '../context.js';
+import { changeAccount } from '../activity/account-change.js';
+import { tunnelCreated, tunnelDeleted, tunnelUpdated } from './tunnel-events.js';
 import {
   deleteTunnelRow,
   findOwnedTunnel,
@@ -23,7 +26,7 @@ import { assertValidSubdomain, cardHostsOf, normalizeCustomDomain, tunnelHost } 
 import { claimName, releaseNames } from './released-names.js';
 import { parseAccess, parseAllowedEmails, type TunnelAccess } from './access.js';
 
-export interface TunnelsDeps {
+export interface TunnelsDeps extends Pick<DomainDeps, 'outbox' | 'mailNotify' | 'webhookNotify'> {
   db: Db;
   clock: () => Date;
   events: DomainEvents;
@@ -78,12 +81,14 @@ export async function createTunnel(
   let created;
   try {
     // One transaction: the domain claim, the count and the row commit together or not at all.
-    created = await inTransaction(deps.db, async (tx) => {
+    created = await changeAccount(deps, accountId, async (tx, change) => {
       if (customDomain) await claimName(tx, 'domain', customDomain, accountId, now);
       // The cap holds under concurrent requests: the conditional increment is re-checked on the
       // latest row version, so at most MAX_TUNNELS reservations ever succeed.
       if (!(await reserveTunnelSlot(tx, accountId, MAX_TUNNELS))) throw conflict(`An account can have at most ${MAX_TUNNELS} tunnels; delete one first.`);
-      return insertTunnel(tx, { accountId, subdomain, customDomain, access, allowedEmails });
+      const tunnel = await insertTunnel(tx, { accountId, subdomain, customDomain, access, allowedEmails });
+      await tunnelCreated(change, tunnel, deps.config.zone, now);
+      return tunnel;
     });
   } catch (err) {
     return uniqueConflict(err);
@@ -110,7 +115,7 @@ export async function updateTunnel(deps: TunnelsDeps, accountId: string, id: str
   let after: typeof before;
   const now = deps.clock();
   try {
-    after = await inTransaction(deps.db, async (tx) => {
+    after = await changeAccount(deps, accountId, async (tx, change) => {
       if (data.customDomain && data.customDomain !== before.customDomain) {
         await claimName(tx, 'domain', data.customDomain, accountId, now);
       }
@@ -118,6 +123,7 @@ export async function updateTunnel(deps: TunnelsDeps, accountId: string, id: str
       if (before.customDomain && before.customDomain !== updated.customDomain) {
         await releaseNames(tx, 'domain', [before.customDomain], accountId, now);
       }
+      await tunnelUpdated(change, before, updated, deps.config.zone, now);
       return updated;
     });
   } catch (err) {
@@ -129,11 +135,13 @@ export async function updateTunnel(deps: TunnelsDeps, accountId: string, id: str
 
 export async function deleteTunnel(deps: TunnelsDeps, accountId: string, id: string): Promise<void> {
   const tunnel = await findOwned(deps, accountId, id);
-  await inTransaction(deps.db, async (tx) => {
+  const now = deps.clock();
+  await changeAccount(deps, accountId, async (tx, change) => {
     // The hold is written before the row goes, under the name's lock: no claim can slip between.
-    if (tunnel.customDomain) await releaseNames(tx, 'domain', [tunnel.customDomain], accountId, deps.clock());
+    if (tunnel.customDomain) await releaseNames(tx, 'domain', [tunnel.customDomain], accountId, now);
     if (!(await deleteTunnelRow(tx, accountId, tunnel.id))) throw noSuchTunnel();
     await releaseTunnelSlot(tx, accountId);
+    await tunnelDeleted(change, tunnel, deps.config.zone, now);
   });
   await announce(deps, id, cardHostsOf(tunnel, tunnel.account.slug, deps.config.zone));
 }

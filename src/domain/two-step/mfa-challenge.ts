@@ -15,7 +15,7 @@ import { attemptSecondStep, loadSecondStepTarget } from './second-step-attempt.j
 import { readSecondStepCode, SpentCode, useSecondStepCode, wrongCodeAtSignIn } from './second-step.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'cache' | 'cipher' | 'clock' | 'db' | 'events' | 'logger' | 'mailContext' | 'mailNotify' | 'outbox' | 'sql'>;
+type FlowDeps = Pick<DomainDeps, 'cache' | 'cipher' | 'clock' | 'db' | 'events' | 'logger' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox' | 'sql'>;
 
 export const MFA_TOKEN_TTL_MS = 5 * 60_000;
 /** Codes tried per mfa_token; the next attempt finds it void. */

@@ -17,7 +17,7 @@ import { underSignInLimits } from '../passwords/password-check.js';
 import { LIMITS, consume, consumeAll, settleAll } from '../limits/rate-limit.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'logger' | 'mailContext' | 'mailNotify' | 'outbox'>;
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'logger' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
 
 /** The wrong code of an hour from which the owner gets the mfa-failed notice. */
 export const MFA_FAILED_NOTICE_AT = 3;

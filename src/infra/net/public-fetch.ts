@@ -6,8 +6,8 @@
 // are answered, never followed; one deadline bounds resolution, connection, headers and body; the
 // body is read up to a byte limit, then the connection is dropped.
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { request, type RequestOptions } from 'node:https';
-import type { IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import { classifyAddress } from './public-address.js';
 
@@ -21,6 +21,8 @@ export interface PublicFetchOptions {
   maxBytes: number;
   /** Operators only (e.g. OAUTH_ALLOW_PRIVATE_CLIENT_URLS): skip the public-address rule. */
   allowPrivate?: boolean;
+  /** Development and tests (e.g. WEBHOOK_ALLOW_PRIVATE): plain http too. */
+  allowHttp?: boolean;
   /** Tests: another resolver (answers every address of the name). */
   resolve?: (hostname: string) => Promise<{ address: string; family: number }[]>;
   /** Tests: trust this CA (a loopback server's self-signed certificate). */
@@ -63,14 +65,14 @@ export class FetchFailed extends Error {
 const systemResolve = (hostname: string) => dnsLookup(hostname, { all: true, verbatim: true });
 
 /** Checks the URL and resolves its host: the address to connect to, or RefusedUrl. */
-export async function checkedTarget(raw: string | URL, opts: Pick<PublicFetchOptions, 'allowPrivate' | 'resolve'> = {}): Promise<{ url: URL; address: string; family: number }> {
+export async function checkedTarget(raw: string | URL, opts: Pick<PublicFetchOptions, 'allowPrivate' | 'allowHttp' | 'resolve'> = {}): Promise<{ url: URL; address: string; family: number }> {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw new RefusedUrl('scheme', 'Not a URL.');
   }
-  if (url.protocol !== 'https:') throw new RefusedUrl('scheme', 'Only https URLs are allowed.');
+  if (url.protocol !== 'https:' && !(opts.allowHttp && url.protocol === 'http:')) throw new RefusedUrl('scheme', 'Only https URLs are allowed.');
   if (url.username || url.password) throw new RefusedUrl('credentials', 'The URL may not carry a user name or password.');
   const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   let answers: { address: string; family: number }[];
@@ -105,7 +107,7 @@ export async function publicFetch(raw: string | URL, opts: PublicFetchOptions): 
   const options: RequestOptions = {
     method: opts.method ?? 'GET',
     hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
-    port: url.port || 443,
+    port: url.port || (url.protocol === 'http:' ? 80 : 443),
     path: `${url.pathname}${url.search}`,
     headers: { 'user-agent': 'tunnel-service', ...opts.headers },
     // The checked address, whatever the name resolves to now: no second resolution.
@@ -120,6 +122,7 @@ export async function publicFetch(raw: string | URL, opts: PublicFetchOptions): 
   return new Promise<PublicResponse>((resolve, reject) => {
     const fail = (err: unknown) =>
       reject(deadline.aborted ? new FetchFailed(`No answer within ${opts.timeoutMs} ms.`) : err instanceof FetchFailed ? err : new FetchFailed((err as Error).message, { cause: err }));
+    const request = url.protocol === 'http:' ? httpRequest : httpsRequest;
     const req = request(options, (res) => {
       const chunks: Buffer[] = [];
       let received = 0;

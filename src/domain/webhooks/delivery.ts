@@ -1,0 +1,191 @@
+// Delivers webhook events (API.md section 15) from the database, at least once. Every instance
+// runs a worker; each claims due deliveries with a lease (webhooks/store.ts claimDue: FOR UPDATE
+// SKIP LOCKED, so two workers never take the same row), posts them with no transaction open,
+// then logs the attempt and moves the delivery on only while its lease still holds. A worker
+// killed mid-delivery leaves its rows to come due again when the lease ends, longer than any
+// attempt can take; a receiver that is down gets the retries of the schedule. An endpoint whose
+// deliveries have all failed for five days is disabled, with the `webhook-disabled` notice.
+import type { Logger } from 'pino';
+import type { Cipher } from '../../infra/crypto/cipher.js';
+import type { Outbox } from '../../infra/mail/outbox.js';
+import { FetchFailed, RefusedUrl, publicFetch, type PublicFetchOptions } from '../../infra/net/public-fetch.js';
+import { inTransaction, type Db } from '../store.js';
+import { webhookDisabled, type MailContext } from '../emails/messages.js';
+import { signedHeaders } from './signing.js';
+import { claimDue, disableFailingEndpoint, recordAttempt, type ClaimedDelivery } from './store.js';
+
+/** Bytes of a receiver's answer read at most. */
+export const RESPONSE_BYTES_MAX = 64 * 1024;
+/** Failing this long with no success disables an endpoint. */
+export const DISABLE_AFTER_MS = 5 * 24 * 3600_000;
+/** What the log keeps of an error message. */
+const ERROR_MAX = 300;
+
+export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed';
+
+export interface WebhookWorkerDeps {
+  db: Db;
+  cipher: Cipher;
+  clock: () => Date;
+  logger: Logger;
+  outbox: Outbox;
+  mailNotify: () => void;
+  mailContext: MailContext;
+  /** Milliseconds after each failed attempt before the next (WEBHOOK_RETRY_SCHEDULE). */
+  retryScheduleMs: readonly number[];
+  /** One attempt's bound (15 s). */
+  timeoutMs: number;
+  /** WEBHOOK_ALLOW_PRIVATE: http and private addresses (development, tests). */
+  allowPrivate: boolean;
+  /** Tests: a resolver or a CA for a loopback receiver. */
+  fetchOptions?: Pick<PublicFetchOptions, 'resolve' | 'ca'>;
+  /** Each finished attempt, for the metrics. */
+  observe?: (outcome: DeliveryOutcome, seconds: number) => void;
+  pollMs?: number;
+  /** Deliveries attempted at once by this worker. */
+  batchSize?: number;
+}
+
+interface Sent {
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export class WebhookWorker {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+
+  constructor(private readonly deps: WebhookWorkerDeps) {}
+
+  /** Longer than an attempt can take (its deadline covers resolution, connection and body). */
+  get leaseMs(): number {
+    return this.deps.timeoutMs + 10_000;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** A transaction that queued deliveries has committed: look now rather than at the next poll. */
+  nudge(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.drain().finally(() => {
+        this.running = null;
+        const next = this.again ? 0 : (this.deps.pollMs ?? 1000);
+        this.again = false;
+        this.schedule(next);
+      });
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** Attempts every due delivery; returns when none is left. */
+  async drain(): Promise<void> {
+    for (;;) {
+      const n = await this.runBatch().catch((err: unknown) => {
+        this.deps.logger.warn({ err: (err as Error).message }, 'webhook queue poll failed');
+        return 0;
+      });
+      if (n === 0 || this.stopped) return;
+    }
+  }
+
+  private async runBatch(): Promise<number> {
+    const now = this.deps.clock();
+    const leasedUntil = new Date(now.getTime() + this.leaseMs);
+    const claimed = await claimDue(this.deps.db, now, this.leaseMs, this.deps.batchSize ?? 10);
+    // Concurrently: one slow receiver does not hold up the others' deliveries.
+    await Promise.all(claimed.map((d) => this.attempt(d, leasedUntil)));
+    return claimed.length;
+  }
+
+  private secretsOf(d: ClaimedDelivery, now: Date): string[] {
+    const secrets = [this.deps.cipher.open(d.secret)];
+    if (d.previousSecret && d.previousSecretUntil && d.previousSecretUntil > now) secrets.push(this.deps.cipher.open(d.previousSecret));
+    return secrets;
+  }
+
+  private async send(d: ClaimedDelivery, at: Date): Promise<Sent> {
+    const body = JSON.stringify({ type: d.type, timestamp: d.eventAt.toISOString(), data: d.data });
+    const started = performance.now();
+    try {
+      const res = await publicFetch(d.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...signedHeaders(d.eventId, at, body, this.secretsOf(d, at)) },
+        body,
+        timeoutMs: this.deps.timeoutMs,
+        maxBytes: RESPONSE_BYTES_MAX,
+        allowPrivate: this.deps.allowPrivate,
+        allowHttp: this.deps.allowPrivate,
+        ...this.deps.fetchOptions,
+      });
+      const ok = res.status >= 200 && res.status < 300;
+      return { statusCode: res.status, error: ok ? null : `The endpoint answered ${res.status}.`, durationMs: Math.round(res.durationMs) };
+    } catch (err) {
+      const message = err instanceof RefusedUrl || err instanceof FetchFailed ? err.message : `Delivery failed: ${(err as Error).message}`;
+      return { statusCode: null, error: message.slice(0, ERROR_MAX), durationMs: Math.round(performance.now() - started) };
+    }
+  }
+
+  private async attempt(d: ClaimedDelivery, leasedUntil: Date): Promise<void> {
+    const at = this.deps.clock();
+    let sent: Sent;
+    try {
+      sent = await this.send(d, at);
+    } catch (err) {
+      // A secret that cannot be opened (ENCRYPTION_KEY differs): retried like a failed attempt.
+      sent = { statusCode: null, error: `Could not sign: ${(err as Error).message}`.slice(0, ERROR_MAX), durationMs: 0 };
+    }
+    const attempt = d.attempts + 1;
+    const ok = sent.error === null;
+    const wait = d.manual ? undefined : this.deps.retryScheduleMs[d.attempts];
+    const status = ok ? 'succeeded' : wait === undefined ? 'failed' : 'pending';
+    const nextAttemptAt = status === 'pending' ? new Date(at.getTime() + wait!) : null;
+    const recorded = await recordAttempt(
+      this.deps.db,
+      { deliveryId: d.id, webhookId: d.webhookId, attempt, ...sent, at, nextAttemptAt, status },
+      leasedUntil,
+    );
+    const outcome: DeliveryOutcome = ok ? 'delivered' : status === 'failed' ? 'failed' : 'retrying';
+    this.deps.observe?.(outcome, sent.durationMs / 1000);
+    const log = { webhook: d.webhookId, event: d.eventId, type: d.type, attempt, statusCode: sent.statusCode, durationMs: sent.durationMs };
+    if (!recorded) this.deps.logger.warn(log, 'webhook attempt finished after its lease ended; another worker owns the delivery');
+    else if (ok) this.deps.logger.info(log, 'webhook delivered');
+    else this.deps.logger.warn({ ...log, err: sent.error, next: nextAttemptAt }, status === 'failed' ? 'webhook delivery failed for good' : 'webhook delivery failed; will retry');
+    if (recorded && !ok) await this.disableIfFailing(d.webhookId, at);
+  }
+
+  private async disableIfFailing(webhookId: string, now: Date): Promise<void> {
+    const cutoff = new Date(now.getTime() - DISABLE_AFTER_MS);
+    const disabled = await inTransaction(this.deps.db, async (tx) => {
+      const endpoint = await disableFailingEndpoint(tx, webhookId, cutoff, now);
+      if (endpoint) await this.deps.outbox.enqueue(tx, endpoint.email, webhookDisabled(this.deps.mailContext, { host: new URL(endpoint.url).host, at: now }), endpoint.accountId);
+      return endpoint;
+    });
+    if (!disabled) return;
+    this.deps.logger.warn({ webhook: webhookId }, 'webhook endpoint disabled after five days of failures');
+    this.deps.mailNotify();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+}

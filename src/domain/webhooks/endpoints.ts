@@ -1,0 +1,185 @@
+// The account's webhook endpoints (API.md section 15): create (the secret answered once), list,
+// change, delete, rotate the secret, send a test event, read the delivery log, retry a delivery.
+// An endpoint is a way for the account's events to leave the service, so adding one, pointing
+// it elsewhere, choosing other events, turning it back on and minting a new secret need a
+// recently authenticated session (section 7a); renaming, turning off and deleting do not. The
+// URL is checked at each of these and again at every delivery (no server-side request forgery).
+import { randomUUID } from 'node:crypto';
+import { changeAccount } from '../activity/account-change.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../activity/webhook-events.js';
+import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
+import { badRequest, conflict, notFound } from '../errors.js';
+import { isUuid } from '../ids.js';
+import { inTransaction } from '../store.js';
+import { requireRecentAuth } from '../sessions/recent-auth.js';
+import { checkedTarget, RefusedUrl } from '../../infra/net/public-fetch.js';
+import { generateWebhookSecret } from './signing.js';
+import {
+  deleteWebhookRow,
+  insertTestEvent,
+  insertWebhookRow,
+  listAttempts,
+  listWebhookRows,
+  lockAndCountWebhooks,
+  readWebhookRow,
+  requeueDelivery,
+  rotateSecretRow,
+  updateWebhookRow,
+  type AttemptView,
+  type WebhookRow,
+} from './store.js';
+
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailNotify' | 'outbox' | 'policy' | 'webhookNotify' | 'cipher'>;
+
+/** Endpoints per account. */
+export const MAX_WEBHOOKS = 10;
+/** How long the replaced secret keeps signing after a rotation. */
+export const PREVIOUS_SECRET_MS = 24 * 3600_000;
+const URL_MAX = 2000;
+const DESCRIPTION_MAX = 500;
+
+export interface WebhookInput {
+  url?: unknown;
+  events?: unknown;
+  description?: unknown;
+  enabled?: unknown;
+}
+
+const noSuchWebhook = () => notFound('No such webhook.');
+
+/** The URL's syntax, then its addresses (resolved now): https only and public, unless the operator allows private ones. */
+export async function checkWebhookUrl(deps: Pick<DomainDeps, 'policy'>, raw: unknown): Promise<string> {
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > URL_MAX) throw badRequest(`url: an https URL of at most ${URL_MAX} characters.`);
+  const allowPrivate = deps.policy.webhookAllowPrivate;
+  try {
+    const { url } = await checkedTarget(raw, { allowPrivate, allowHttp: allowPrivate });
+    if (url.hash) throw new RefusedUrl('scheme', 'The URL may not carry a fragment (#…).');
+    return url.href;
+  } catch (err) {
+    if (err instanceof RefusedUrl) throw badRequest(`url: ${err.message}`);
+    throw err;
+  }
+}
+
+function parseEvents(raw: unknown): WebhookEventType[] {
+  const known = WEBHOOK_EVENT_TYPES as readonly string[];
+  if (!Array.isArray(raw) || raw.length === 0 || raw.some((e) => typeof e !== 'string' || !known.includes(e))) {
+    throw badRequest(`events: a non-empty list of ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
+  }
+  return [...new Set(raw as WebhookEventType[])];
+}
+
+function parseDescription(raw: unknown): string {
+  if (raw === undefined || raw === null) return '';
+  if (typeof raw !== 'string' || [...raw].length > DESCRIPTION_MAX) throw badRequest(`description: at most ${DESCRIPTION_MAX} characters.`);
+  return raw.trim();
+}
+
+export interface CreatedWebhook {
+  row: WebhookRow;
+  /** `whsec_…`: in this answer only. */
+  secret: string;
+}
+
+export async function createWebhook(deps: FlowDeps, viewer: Viewer, input: WebhookInput, client: ClientInfo): Promise<CreatedWebhook> {
+  const events = parseEvents(input.events);
+  const description = parseDescription(input.description);
+  if (typeof input.url !== 'string') throw badRequest('url: an https URL.');
+  await requireRecentAuth(deps, viewer);
+  const url = await checkWebhookUrl(deps, input.url);
+  const secret = generateWebhookSecret();
+  const now = deps.clock();
+  const row = await changeAccount(deps, viewer.accountId, async (tx, change) => {
+    const count = await lockAndCountWebhooks(tx, viewer.accountId);
+    if (count === null) throw noSuchWebhook();
+    if (count >= MAX_WEBHOOKS) throw conflict(`At most ${MAX_WEBHOOKS} webhook endpoints per account; delete one first.`);
+    const created = await insertWebhookRow(tx, { accountId: viewer.accountId, url, events, description, secret: deps.cipher.seal(secret), now });
+    await change.record({ type: 'webhook_created', client, at: now, detail: { webhook_id: created.id, host: new URL(url).host, events: events.join(' ') } });
+    return created;
+  });
+  return { row, secret };
+}
+
+export function listWebhooks(deps: Pick<DomainDeps, 'db'>, accountId: string): Promise<WebhookRow[]> {
+  return listWebhookRows(deps.db, accountId);
+}
+
+async function ownWebhook(deps: Pick<DomainDeps, 'db'>, accountId: string, id: string): Promise<WebhookRow> {
+  const row = isUuid(id) ? await readWebhookRow(deps.db, accountId, id) : null;
+  if (!row) throw noSuchWebhook();
+  return row;
+}
+
+export async function updateWebhook(deps: FlowDeps, viewer: Viewer, id: string, input: WebhookInput): Promise<WebhookRow> {
+  const before = await ownWebhook(deps, viewer.accountId, id);
+  if (input.enabled !== undefined && typeof input.enabled !== 'boolean') throw badRequest('enabled: true or false.');
+  if (input.url === null || input.events === null) throw badRequest('url and events cannot be cleared.');
+  const events = input.events === undefined ? undefined : parseEvents(input.events);
+  const description = input.description === undefined ? undefined : parseDescription(input.description);
+  const enabled = input.enabled as boolean | undefined;
+  const widens = input.url !== undefined || events !== undefined || (enabled === true && !before.enabled);
+  if (widens) await requireRecentAuth(deps, viewer);
+  const url = input.url === undefined ? undefined : await checkWebhookUrl(deps, input.url);
+  const row = await updateWebhookRow(deps.db, viewer.accountId, before.id, {
+    ...(url !== undefined ? { url } : {}),
+    ...(events !== undefined ? { events } : {}),
+    ...(description !== undefined ? { description } : {}),
+    ...(enabled !== undefined ? { enabled } : {}),
+    // Turned back on: the five days of failures start over.
+    ...(enabled === true ? { disabledReason: null, failingSince: null } : {}),
+    updatedAt: deps.clock(),
+  });
+  if (!row) throw noSuchWebhook();
+  // Deliveries left pending while it was off go out now.
+  if (enabled === true) deps.webhookNotify();
+  return row;
+}
+
+export async function deleteWebhook(deps: FlowDeps, accountId: string, id: string, client: ClientInfo): Promise<void> {
+  if (!isUuid(id)) throw noSuchWebhook();
+  const now = deps.clock();
+  await changeAccount(deps, accountId, async (tx, change) => {
+    const row = await deleteWebhookRow(tx, accountId, id);
+    if (!row) throw noSuchWebhook();
+    await change.record({ type: 'webhook_deleted', client, at: now, detail: { webhook_id: id, host: new URL(row.url).host } });
+  });
+}
+
+/** A new secret, answered once; the replaced one keeps signing (beside it) for 24 hours. */
+export async function rotateWebhookSecret(deps: FlowDeps, viewer: Viewer, id: string): Promise<string> {
+  await ownWebhook(deps, viewer.accountId, id);
+  await requireRecentAuth(deps, viewer);
+  const secret = generateWebhookSecret();
+  const now = deps.clock();
+  const done = await inTransaction(deps.db, (tx) =>
+    rotateSecretRow(tx, viewer.accountId, id, deps.cipher.seal(secret), new Date(now.getTime() + PREVIOUS_SECRET_MS), now),
+  );
+  if (!done) throw noSuchWebhook();
+  return secret;
+}
+
+/** Queues a `webhook.test` event for this endpoint alone, whatever it subscribes to. */
+export async function sendTestEvent(deps: FlowDeps, accountId: string, id: string): Promise<string> {
+  const row = await ownWebhook(deps, accountId, id);
+  const now = deps.clock();
+  const eventId = `msg_${randomUUID().replaceAll('-', '')}`;
+  await inTransaction(deps.db, (tx) =>
+    insertTestEvent(tx, accountId, row.id, eventId, { webhook_id: row.id, message: 'A test event, sent on request from the dashboard or the API.' }, now),
+  );
+  deps.webhookNotify();
+  return eventId;
+}
+
+export async function listDeliveries(deps: Pick<DomainDeps, 'db'>, accountId: string, id: string, limit: unknown): Promise<AttemptView[]> {
+  const take = limit === undefined || limit === null ? 50 : limit;
+  if (typeof take !== 'number' || !Number.isInteger(take) || take < 1 || take > 100) throw badRequest('limit: a whole number from 1 to 100.');
+  const row = await ownWebhook(deps, accountId, id);
+  return listAttempts(deps.db, row.id, take);
+}
+
+/** Sends a delivery again now (by its id or one of its attempts' ids, as the log lists them). */
+export async function retryDelivery(deps: FlowDeps, accountId: string, id: string, deliveryId: string): Promise<void> {
+  const row = await ownWebhook(deps, accountId, id);
+  if (!isUuid(deliveryId) || !(await requeueDelivery(deps.db, row.id, deliveryId, deps.clock()))) throw notFound('No such delivery.');
+  deps.webhookNotify();
+}
