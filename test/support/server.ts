@@ -80,6 +80,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     logger: opts.logStream ? pino({ level: config.logLevel }, opts.logStream) : pino({ level: config.logLevel }),
     mailPollMs: 100,
     mailRetryBaseMs: 200,
+    webhookPollMs: 200,
   });
   const app = await buildApp(deps);
   const address = await app.listen(opts.port ?? 0, '127.0.0.1');

@@ -13,5 +13,6 @@ import './types/providers.js';
 import './types/service-tokens.js';
 import './types/device.js';
 import './types/oauth.js';
+import './types/webhooks.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -10,5 +10,6 @@ import { sessionRoutes } from './routes/sessions.js';
 import { ssoRoutes } from './routes/sso.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { tunnelRoutes } from './routes/tunnels.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
-export const restRoutes: RestRoute[] = [...accountRoutes, ...activityRoutes, ...deviceRoutes, ...mfaRoutes, ...oauthRoutes, ...passkeyRoutes, ...sessionRoutes, ...ssoRoutes, ...tokenRoutes, ...tunnelRoutes];
+export const restRoutes: RestRoute[] = [...accountRoutes, ...activityRoutes, ...deviceRoutes, ...mfaRoutes, ...oauthRoutes, ...passkeyRoutes, ...sessionRoutes, ...ssoRoutes, ...tokenRoutes, ...tunnelRoutes, ...webhookRoutes];

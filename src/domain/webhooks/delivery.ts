@@ -54,7 +54,8 @@ interface Sent {
 
 export class WebhookWorker {
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private readonly inFlight = new Set<Promise<void>>();
+  private pumping: Promise<void> | null = null;
   private again = false;
   private stopped = true;
 
@@ -65,54 +66,70 @@ export class WebhookWorker {
     return this.deps.timeoutMs + 10_000;
   }
 
-  start(): void {
-    this.stopped = false;
-    this.schedule(0);
+  private get slots(): number {
+    return this.deps.batchSize ?? 10;
   }
 
-  /** A transaction that queued deliveries has committed: look now rather than at the next poll. */
+  start(): void {
+    this.stopped = false;
+    this.timer = setInterval(() => this.nudge(), this.deps.pollMs ?? 1000);
+    this.timer.unref();
+    this.nudge();
+  }
+
+  /** A transaction that queued deliveries has committed (or a slot freed): claim what is due now. */
   nudge(): void {
     if (this.stopped) return;
-    if (this.running) {
+    if (this.pumping) {
       this.again = true;
       return;
     }
-    this.schedule(0);
-  }
-
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.running = this.drain().finally(() => {
-        this.running = null;
-        const next = this.again ? 0 : (this.deps.pollMs ?? 1000);
+    this.pumping = this.pump().finally(() => {
+      this.pumping = null;
+      if (this.again) {
         this.again = false;
-        this.schedule(next);
-      });
-    }, ms);
-    this.timer.unref();
+        this.nudge();
+      }
+    });
   }
 
-  /** Attempts every due delivery; returns when none is left. */
-  async drain(): Promise<void> {
-    for (;;) {
-      const n = await this.runBatch().catch((err: unknown) => {
+  /**
+   * Claims due deliveries while a slot is free; each attempt runs on its own, so one slow
+   * receiver holds one slot for at most its time bound, never the others' deliveries.
+   */
+  private async pump(): Promise<void> {
+    while (!this.stopped) {
+      const free = this.slots - this.inFlight.size;
+      if (free <= 0) return;
+      const now = this.deps.clock();
+      const leasedUntil = new Date(now.getTime() + this.leaseMs);
+      let claimed: ClaimedDelivery[];
+      try {
+        claimed = await claimDue(this.deps.db, now, this.leaseMs, free);
+      } catch (err) {
         this.deps.logger.warn({ err: (err as Error).message }, 'webhook queue poll failed');
-        return 0;
-      });
-      if (n === 0 || this.stopped) return;
+        return;
+      }
+      for (const d of claimed) {
+        const task: Promise<void> = this.attempt(d, leasedUntil)
+          .catch((err: unknown) => this.deps.logger.error({ err: (err as Error).message, webhook: d.webhookId }, 'webhook attempt could not be recorded'))
+          .finally(() => {
+            this.inFlight.delete(task);
+            this.nudge();
+          });
+        this.inFlight.add(task);
+      }
+      if (claimed.length < free) return;
     }
   }
 
-  private async runBatch(): Promise<number> {
-    const now = this.deps.clock();
-    const leasedUntil = new Date(now.getTime() + this.leaseMs);
-    const claimed = await claimDue(this.deps.db, now, this.leaseMs, this.deps.batchSize ?? 10);
-    // Concurrently: one slow receiver does not hold up the others' deliveries.
-    await Promise.all(claimed.map((d) => this.attempt(d, leasedUntil)));
-    return claimed.length;
+  /** Attempts every delivery due now and waits for them (tests, shutdown). */
+  async drain(): Promise<void> {
+    this.nudge();
+    while (this.pumping || this.inFlight.size > 0) {
+      await this.pumping;
+      await Promise.all(this.inFlight);
+    }
   }
 
   private secretsOf(d: ClaimedDelivery, now: Date): string[] {
@@ -185,7 +202,8 @@ export class WebhookWorker {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    if (this.timer) clearInterval(this.timer);
+    await this.pumping;
+    await Promise.all(this.inFlight);
   }
 }
