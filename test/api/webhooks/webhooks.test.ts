@@ -12,6 +12,10 @@ import { useServer } from '../../support/server.js';
 import { createTunnel, patchTunnel, pinTools, INTERNAL_TOKEN } from '../../support/tunnels.js';
 import { WebhookReceiver, type Received } from '../../support/webhook-receiver.js';
 import { gql } from '../../support/graphql.js';
+import type { Reply } from '../../support/http.js';
+
+/** Arbitrary JSON, as the suite's replies type it. */
+type Json = Reply['json'];
 
 const receiver = await WebhookReceiver.start();
 after(() => receiver.close());
@@ -34,7 +38,7 @@ async function endpoint(a: SignedIn, events = ALL, extra: Record<string, unknown
 }
 
 const at = (path: string, type?: string) => receiver.received.filter((r) => r.path === path && (!type || (JSON.parse(r.body) as { type: string }).type === type));
-const bodyOf = (r: Received) => JSON.parse(r.body) as { type: string; timestamp: string; data: Record<string, any> };
+const bodyOf = (r: Received) => JSON.parse(r.body) as { type: string; timestamp: string; data: Json };
 const verify = (secret: string, r: Received) =>
   new Webhook(secret).verify(r.body, {
     'webhook-id': String(r.headers['webhook-id']),
@@ -42,13 +46,13 @@ const verify = (secret: string, r: Received) =>
     'webhook-signature': String(r.headers['webhook-signature']),
   });
 
-async function deliveries(a: SignedIn, id: string, query = ''): Promise<any[]> {
+async function deliveries(a: SignedIn, id: string, query = ''): Promise<Json[]> {
   const r = await s.request(`/api/webhooks/${id}/deliveries${query}`, { bearer: a.token });
   assert.equal(r.status, 200, r.text);
   return r.json.deliveries;
 }
 
-async function waitForAttempts(a: SignedIn, id: string, count: number): Promise<any[]> {
+async function waitForAttempts(a: SignedIn, id: string, count: number): Promise<Json[]> {
   const deadline = Date.now() + 5000;
   for (;;) {
     const list = await deliveries(a, id);
