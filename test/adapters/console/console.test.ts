@@ -13,6 +13,7 @@ import { freePort } from '../../support/programs.js';
 import { freshCode } from '../../support/totp.js';
 import { uniqueEmail, useServer } from '../../support/server.js';
 import { assertClean, checkPage, needsChromium, newContext, screenshots, useBrowser } from './browser.js';
+import { WebhookReceiver } from '../../support/webhook-receiver.js';
 
 const PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'staple battery horse';
@@ -22,7 +23,7 @@ const fake = useFakeProviders();
 const s = useServer(
   () => {
     const origin = `http://localhost:${port()}`;
-    return { port: port(), env: { BASE_URL: origin, APP_URL: origin, ...fake.env() } };
+    return { port: port(), env: { BASE_URL: origin, APP_URL: origin, WEBHOOK_ALLOW_PRIVATE: 'true', ...fake.env() } };
   },
   needsChromium(),
 );
@@ -399,6 +400,43 @@ test('access tokens: created after confirming it is you, shown once, reach the A
   await page().locator('li.token').filter({ hasText: 'laptop CLI' }).getByRole('button', { name: 'Revoke token laptop CLI' }).click();
   await assert.doesNotReject(page().getByText('The token "laptop CLI" is revoked', { exact: false }).waitFor());
   assert.equal((await s.request('/api/tunnels', { bearer: token })).status, 401);
+});
+
+test('webhooks: added after confirming it is you, secret shown once; test event, delivery log, retry, disable', needsChromium(), async () => {
+  const receiver = await WebhookReceiver.start();
+  try {
+    letReauthWindowPass();
+    await page().getByRole('link', { name: 'Webhooks' }).click();
+    await page().waitForURL(url('/webhooks'));
+    const form = page().locator('#new-webhook');
+    await form.getByLabel('Endpoint URL').fill(`${receiver.url}/console`);
+    await form.getByLabel('A tunnel is created').check();
+    await form.getByLabel('Description').fill('deploy notifier');
+    await form.getByRole('button', { name: 'Add webhook' }).click();
+    await confirmInDialog(page(), person.password);
+    const secret = form.getByRole('textbox', { name: 'Signing secret' });
+    await secret.waitFor();
+    assert.match(await secret.inputValue(), /^whsec_[A-Za-z0-9+/]+=*$/);
+    const row = page().locator('li.webhook').filter({ hasText: `${receiver.url}/console` });
+    await assert.doesNotReject(row.getByText('tunnel.created').waitFor());
+    await checkPage(page(), 'webhooks');
+    // A test event reaches the receiver and shows in the log with its result.
+    await row.getByRole('button', { name: `Send a test event to ${receiver.url}/console` }).click();
+    await receiver.waitFor(() => receiver.received.length === 1);
+    assert.equal(JSON.parse(receiver.received[0]!.body).type, 'webhook.test');
+    const log = row.locator('table.deliveries');
+    await assert.doesNotReject(log.getByText('✓ 200').waitFor());
+    await checkPage(page(), 'webhooks-log');
+    await log.getByRole('button', { name: 'Retry webhook.test attempt 1' }).click();
+    await receiver.waitFor(() => receiver.received.length === 2);
+    assert.equal(receiver.received[1]!.headers['webhook-id'], receiver.received[0]!.headers['webhook-id'], 'the same event again');
+    await row.getByRole('button', { name: `Disable ${receiver.url}/console` }).click();
+    await assert.doesNotReject(page().locator('li.webhook').getByText('disabled', { exact: true }).waitFor());
+    await page().reload();
+    assert.equal(await page().getByRole('textbox', { name: 'Signing secret' }).count(), 0, 'the secret is gone once the page is left');
+  } finally {
+    await receiver.close();
+  }
 });
 
 test('connect a device: the CLI link survives signing in; approve (and again after confirming it is you) or deny', needsChromium(), async () => {

@@ -12,6 +12,7 @@ import { mfaView } from './mfa.js';
 import { takeResume, type Resume } from './reauth.js';
 import { tunnelsView } from './tunnels.js';
 import { tokensView } from './tokens.js';
+import { webhooksView } from './webhooks.js';
 import { deviceView } from './device.js';
 import { consentView } from './consent.js';
 
@@ -41,6 +42,7 @@ const PAGES: Record<string, Page> = {
   },
   '/tunnels': { title: 'Tunnels', auth: 'in', render: (_b, me) => tunnelsView(me!) },
   '/tokens': { title: 'Access tokens', auth: 'in', render: () => tokensView() },
+  '/webhooks': { title: 'Webhooks', auth: 'in', render: () => webhooksView() },
   '/device': { title: 'Connect a device', auth: 'in', render: () => deviceView() },
   '/oauth/consent': { title: 'Allow access?', auth: 'in', render: (_b, me) => consentView(me!) },
 };
@@ -62,6 +64,7 @@ function header(me: Me | null, path: string): HTMLElement {
             ['/security', 'Security'],
             ['/tunnels', 'Tunnels'],
             ['/tokens', 'Access tokens'],
+            ['/webhooks', 'Webhooks'],
           ].map(([href, text]) => h('li', {}, h('a', { href: href!, 'data-link': true, ...(path === href ? { 'aria-current': 'page' } : {}) }, text!))),
         ),
       )

@@ -1,0 +1,218 @@
+/// <reference lib="dom" />
+// Webhooks (API.md section 15): add an endpoint (URL, events, description) and copy its signing
+// secret while it is shown (once); per endpoint: send a test event, rotate the secret, turn it
+// off or on, delete it, and read its delivery log (status, timing, next attempt) with a retry
+// button per attempt. Adding, re-pointing, turning back on and rotating ask for a recent sign-in.
+import { explain, gql } from './api.js';
+import { graphql, type ResultOf } from '../../documents/graphql.js';
+import { section } from './app.js';
+import { busy, field, formValues, h, statusLine, timeEl } from './dom.js';
+import { ReauthCancelled, withRecentAuth } from './reauth.js';
+
+const WebhookFields = graphql('fragment WebhookFields on Webhook { id url events description enabled disabledReason createdAt }');
+const DeliveryFields = graphql('fragment DeliveryFields on WebhookDelivery { id eventId type attempt statusCode error durationMs at nextAttemptAt }');
+
+type Webhook = ResultOf<typeof WebhookFields>;
+type Delivery = ResultOf<typeof DeliveryFields>;
+
+const EVENTS: [string, string][] = [
+  ['tunnel.created', 'A tunnel is created'],
+  ['tunnel.updated', 'A tunnel’s settings change'],
+  ['tunnel.deleted', 'A tunnel is deleted'],
+  ['tunnel.tools_changed', 'A tunnel’s pinned tools change'],
+  ['card.published', 'A Server Card goes public'],
+  ['card.unpublished', 'A Server Card stops being served'],
+  ['account.security', 'Security activity on your account'],
+];
+
+export async function webhooksView(): Promise<Node> {
+  const status = statusLine();
+  const list = h('ul', { class: 'list webhooks' });
+  const revealed = h('div', { class: 'revealed', hidden: true });
+
+  const fail = (err: unknown) => {
+    if (err instanceof ReauthCancelled) status.show('info', err.message);
+    else status.show('error', explain(err));
+  };
+
+  const load = async () => {
+    const data = await gql(graphql('query Webhooks { me { webhooks { ...WebhookFields } } }', [WebhookFields]));
+    const hooks = data.me?.webhooks ?? [];
+    list.replaceChildren(...(hooks.length ? hooks.map(row) : [h('li', { class: 'muted' }, 'No webhook yet.')]));
+  };
+
+  /** The secret, shown once with a copy button; gone when the page is left. */
+  const show = (what: string, secret: string) => {
+    const value = h('input', { type: 'text', readonly: true, value: secret, class: 'secret', 'aria-label': 'Signing secret' });
+    const copy = h('button', { type: 'button', class: 'secondary small' }, 'Copy');
+    copy.addEventListener('click', () => {
+      value.select();
+      void navigator.clipboard?.writeText(secret).then(
+        () => status.show('ok', 'Copied.'),
+        () => status.show('info', 'Select the secret and copy it.'),
+      );
+    });
+    revealed.replaceChildren(
+      h('p', { role: 'status' }, `${what} Copy the signing secret now: it is not shown again.`),
+      h('div', { class: 'copy-row' }, value, copy),
+      h('p', { class: 'muted' }, 'Verify each delivery’s ', h('code', {}, 'webhook-signature'), ' with it (Standard Webhooks; libraries exist for every language).'),
+    );
+    revealed.hidden = false;
+    revealed.scrollIntoView({ block: 'nearest' });
+  };
+
+  const deliveriesTable = (w: Webhook, items: Delivery[], reload: () => Promise<void>): HTMLElement => {
+    if (items.length === 0) return h('p', { class: 'muted' }, 'No delivery yet.');
+    return h(
+      'table',
+      { class: 'deliveries' },
+      h('thead', {}, h('tr', {}, ['Event', 'Attempt', 'Result', 'Time', 'When', 'Next attempt', ''].map((c) => h('th', { scope: 'col' }, c)))),
+      h(
+        'tbody',
+        {},
+        items.map((d) => {
+          const retry = h('button', { type: 'button', class: 'secondary small', 'aria-label': `Retry ${d.type} attempt ${d.attempt}` }, 'Retry');
+          retry.addEventListener('click', () => {
+            void busy(retry, async () => {
+              try {
+                await gql(graphql('mutation RetryDelivery($id: ID!, $deliveryId: ID!) { retryWebhookDelivery(id: $id, deliveryId: $deliveryId) }'), { id: w.id, deliveryId: d.id });
+                status.show('ok', 'Sent again; the result appears in the log.');
+                setTimeout(() => void reload(), 1000);
+              } catch (err) {
+                fail(err);
+              }
+            });
+          });
+          const ok = d.error === null;
+          return h(
+            'tr',
+            { 'data-delivery-id': d.id, class: ok ? 'ok' : 'failed' },
+            h('td', {}, h('code', {}, d.type)),
+            h('td', {}, String(d.attempt)),
+            h('td', {}, ok ? `✓ ${d.statusCode}` : `✗ ${d.error}`),
+            h('td', {}, `${d.durationMs} ms`),
+            h('td', {}, timeEl(d.at)),
+            h('td', {}, d.nextAttemptAt ? timeEl(d.nextAttemptAt) : '—'),
+            h('td', {}, retry),
+          );
+        }),
+      ),
+    );
+  };
+
+  const row = (w: Webhook): HTMLElement => {
+    const log = h('div', { class: 'delivery-log', hidden: true });
+    const loadLog = async () => {
+      const data = await gql(graphql('query Deliveries($id: ID!) { webhookDeliveries(webhookId: $id, first: 25) { ...DeliveryFields } }', [DeliveryFields]), { id: w.id });
+      log.replaceChildren(deliveriesTable(w, data.webhookDeliveries, loadLog));
+    };
+    const action = (label: string, aria: string, work: () => Promise<void>) => {
+      const b = h('button', { type: 'button', class: 'secondary small', 'aria-label': `${aria} ${w.url}` }, label);
+      b.addEventListener('click', () => {
+        void busy(li, async () => {
+          try {
+            await work();
+          } catch (err) {
+            fail(err);
+          }
+        });
+      });
+      return b;
+    };
+    const showLog = action('Deliveries', 'Show deliveries of', async () => {
+      log.hidden = !log.hidden;
+      if (!log.hidden) await loadLog();
+    });
+    const test = action('Send test', 'Send a test event to', async () => {
+      await gql(graphql('mutation WebhookTest($id: ID!) { sendWebhookTest(id: $id) }'), { id: w.id });
+      status.show('ok', 'A test event is on its way.');
+      log.hidden = false;
+      setTimeout(() => void loadLog(), 1000);
+    });
+    const rotate = action('Rotate secret', 'Rotate the secret of', async () => {
+      const { rotateWebhookSecret } = await withRecentAuth(() => gql(graphql('mutation RotateSecret($id: ID!) { rotateWebhookSecret(id: $id) }'), { id: w.id }));
+      show('New secret. For 24 hours deliveries are signed with the old one too.', rotateWebhookSecret);
+    });
+    const toggle = action(w.enabled ? 'Disable' : 'Enable', w.enabled ? 'Disable' : 'Enable', async () => {
+      const change = () => gql(graphql('mutation ToggleWebhook($id: ID!, $enabled: Boolean) { updateWebhook(id: $id, enabled: $enabled) { id } }'), { id: w.id, enabled: !w.enabled });
+      await (w.enabled ? change() : withRecentAuth(change));
+      status.show('ok', w.enabled ? 'Disabled: no event is sent to it.' : 'Enabled: waiting events go out now.');
+      await load();
+    });
+    const remove = action('Delete', 'Delete', async () => {
+      if (!confirm(`Delete the webhook ${w.url}? Its delivery log goes with it.`)) return;
+      await gql(graphql('mutation DeleteWebhook($id: ID!) { deleteWebhook(id: $id) }'), { id: w.id });
+      status.show('ok', 'Webhook deleted.');
+      await load();
+    });
+    const state = w.enabled
+      ? h('span', { class: 'badge ok' }, 'enabled')
+      : h('span', { class: 'badge warn' }, w.disabledReason === 'failing' ? 'disabled: failing for five days' : 'disabled');
+    const li = h(
+      'li',
+      { class: 'tunnel webhook', 'data-webhook-id': w.id },
+      h('div', { class: 'tunnel-head' }, h('h3', {}, h('code', {}, w.url)), state),
+      h(
+        'dl',
+        { class: 'facts' },
+        ...(w.description ? [h('dt', {}, 'Description'), h('dd', {}, w.description)] : []),
+        h('dt', {}, 'Events'),
+        h('dd', {}, w.events.join(', ')),
+        h('dt', {}, 'Created'),
+        h('dd', {}, timeEl(w.createdAt)),
+      ),
+      h('div', { class: 'actions' }, showLog, test, rotate, toggle, remove),
+      log,
+    );
+    return li;
+  };
+
+  const events = h(
+    'fieldset',
+    {},
+    h('legend', {}, 'Events'),
+    EVENTS.map(([value, label]) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'event', value }), ` ${label} (`, h('code', {}, value), ')')),
+  );
+  const form = h(
+    'form',
+    { novalidate: true, class: 'create-webhook' },
+    field('Endpoint URL', { name: 'url', type: 'url', required: true, maxlength: 2000, autocomplete: 'off', placeholder: 'https://example.com/hooks/tunnels' }, 'https, on a public address.'),
+    events,
+    field('Description', { name: 'description', type: 'text', maxlength: 500, autocomplete: 'off' }, 'Optional: what receives it.'),
+    h('button', { type: 'submit' }, 'Add webhook'),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const v = formValues(form);
+    const chosen = [...form.querySelectorAll<HTMLInputElement>('input[name="event"]:checked')].map((i) => i.value);
+    void busy(form, async () => {
+      try {
+        const { createWebhook } = await withRecentAuth(() =>
+          gql(
+            graphql(
+              'mutation CreateWebhook($url: String!, $events: [String!]!, $description: String) { createWebhook(url: $url, events: $events, description: $description) { secret webhook { ...WebhookFields } } }',
+              [WebhookFields],
+            ),
+            { url: (v.url ?? '').trim(), events: chosen, description: v.description ?? '' },
+          ),
+        );
+        show('Webhook added.', createWebhook.secret);
+        form.reset();
+        await load();
+      } catch (err) {
+        fail(err);
+      }
+    });
+  });
+
+  await load();
+  return h(
+    'div',
+    {},
+    h('h1', { tabindex: -1 }, 'Webhooks'),
+    h('p', { class: 'muted' }, 'Your endpoints receive signed events when tunnels, their cards or your account’s security change. Failed deliveries are retried for about a day; an endpoint failing for five days is disabled.'),
+    section('New webhook', 'new-webhook', form, revealed),
+    status,
+    section('Your webhooks', 'webhook-list', list),
+  );
+}
