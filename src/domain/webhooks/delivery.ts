@@ -182,7 +182,7 @@ export class WebhookWorker {
     const outcome: DeliveryOutcome = ok ? 'delivered' : status === 'failed' ? 'failed' : 'retrying';
     this.deps.observe?.(outcome, sent.durationMs / 1000);
     const log = { webhook: d.webhookId, event: d.eventId, type: d.type, attempt, statusCode: sent.statusCode, durationMs: sent.durationMs };
-    if (!recorded) this.deps.logger.warn(log, 'webhook attempt finished after its lease ended; another worker owns the delivery');
+    if (!recorded) this.deps.logger.warn(log, 'webhook attempt not recorded: its lease ended (another worker owns the delivery) or the endpoint was deleted');
     else if (ok) this.deps.logger.info(log, 'webhook delivered');
     else this.deps.logger.warn({ ...log, err: sent.error, next: nextAttemptAt }, status === 'failed' ? 'webhook delivery failed for good' : 'webhook delivery failed; will retry');
     if (recorded && !ok) await this.disableIfFailing(d.webhookId, at);
