@@ -151,9 +151,7 @@ export async function rotateWebhookSecret(deps: FlowDeps, viewer: Viewer, id: st
   await requireRecentAuth(deps, viewer);
   const secret = generateWebhookSecret();
   const now = deps.clock();
-  const done = await inTransaction(deps.db, (tx) =>
-    rotateSecretRow(tx, viewer.accountId, id, deps.cipher.seal(secret), new Date(now.getTime() + PREVIOUS_SECRET_MS), now),
-  );
+  const done = await rotateSecretRow(deps.db, viewer.accountId, id, deps.cipher.seal(secret), new Date(now.getTime() + PREVIOUS_SECRET_MS), now);
   if (!done) throw noSuchWebhook();
   return secret;
 }

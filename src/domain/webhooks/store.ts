@@ -54,8 +54,8 @@ export async function deleteWebhookRow(tx: Tx, accountId: string, id: string): P
 }
 
 /** Replaces the secret; the one it replaces keeps signing until `until`. */
-export async function rotateSecretRow(tx: Tx, accountId: string, id: string, sealed: string, until: Date, now: Date): Promise<boolean> {
-  const rows = await tx.$executeRaw`
+export async function rotateSecretRow(db: DbHandle, accountId: string, id: string, sealed: string, until: Date, now: Date): Promise<boolean> {
+  const rows = await db.$executeRaw`
     UPDATE webhooks SET previous_secret = secret, previous_secret_until = ${until}, secret = ${sealed}, updated_at = ${now}
     WHERE id = ${id} AND account_id = ${accountId}`;
   return rows === 1;
