@@ -50,8 +50,17 @@ test("the README's receiver verifies a delivery and refuses a forged one", async
     }
     assert.match(out, /^msg_[0-9a-f]{32} tunnel\.created /m);
     assert.ok(out.includes(t.id));
-    const log = await s.request(`/api/webhooks/${created.json.id}/deliveries`, { bearer: a.token });
-    assert.equal(log.json.deliveries[0].status_code, 204);
+    // The receiver prints before the worker records the attempt: wait for the record.
+    let entry: { status_code?: number } | undefined;
+    while (!entry) {
+      const log = await s.request(`/api/webhooks/${created.json.id}/deliveries`, { bearer: a.token });
+      entry = log.json.deliveries[0];
+      if (!entry) {
+        assert.ok(Date.now() < deadline, 'the attempt was never recorded');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    assert.equal(entry.status_code, 204);
   } finally {
     child.kill();
     rmSync(file, { force: true });
