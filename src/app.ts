@@ -1,5 +1,6 @@
 // buildApp(deps): the HTTP server with host routing and every adapter mounted. Never listens.
 // Composition only: each adapter gets the narrow dependencies it uses.
+import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import cookie from '@fastify/cookie';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -28,11 +29,16 @@ import { registerGraphiQLAssets } from './adapters/console/graphiql.js';
 import { registerPasskeysPage } from './adapters/pages/passkeys-page.js';
 import { mountRest } from './adapters/rest/mount.js';
 import { restRoutes } from './adapters/rest/table.js';
+import { registerOpenApiRoute } from './adapters/rest/openapi-route.js';
+import { registerApiDocs } from './adapters/console/api-docs.js';
 import type { Deps } from './deps.js';
 import { wireCardInvalidation } from './domain/cards/invalidation.js';
 import { CardResolver } from './domain/cards/resolver.js';
 import { describePendingLink } from './domain/sso/pending-link.js';
 import { statusService } from './domain/status/service.js';
+
+/** The API's version in the OpenAPI document: the package's (src/app.ts and dist/main.js both sit one level under it). */
+const SERVICE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 import { statusViews } from './adapters/http/status/views.js';
 
 /** How long start-up waits for the card invalidation subscription (a healthy Redis: milliseconds). */
@@ -42,6 +48,8 @@ export interface BuiltApp {
   fastify: FastifyInstance;
   /** The METRICS_PORT listener, when configured (it listens with the app). */
   metricsServer: Server | null;
+  /** Every route registered on the API host, as `METHOD /path` (the OpenAPI coverage test reads it). */
+  routes: readonly string[];
   /** Resolves to the bound address, e.g. http://127.0.0.1:4000. */
   listen(port?: number, host?: string): Promise<string>;
   close(): Promise<void>;
@@ -70,6 +78,10 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     serverFactory: (api) => createHostRoutedServer({ zone: config.zone, apiHostname: config.apiHostname, zoneHost, cards, logger }, api),
   });
 
+  const routes: string[] = [];
+  fastify.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) routes.push(`${method} ${r.url}`);
+  });
   registerJsonBody(fastify);
   await fastify.register(cookie);
   registerCors(fastify, config);
@@ -92,12 +104,14 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   });
   registerGraphQLRoute(fastify, yoga);
   mountRest(fastify, schema, restRoutes, contextOf);
+  registerOpenApiRoute(fastify, schema, restRoutes, { serverUrl: config.baseUrl, zone: config.zone, serviceName: config.serviceName, version: SERVICE_VERSION });
+  if (config.apiDocs) registerApiDocs(fastify, { serviceName: config.serviceName });
   // The account console owns `/` and its routes when APP_URL is this server; it also answers
   // /mfa and /passkeys then (the standalone pages stay for a dashboard hosted elsewhere).
   const withConsole = consoleEnabled(config);
   const linkPages = withConsole ? LINK_PAGES.filter((p) => !(CONSOLE_ROUTES as readonly string[]).includes(p.path)) : LINK_PAGES;
   registerLinkPages(fastify, { serviceName: config.serviceName, describePendingLink: (token) => describePendingLink(deps, token) }, linkPages);
-  registerConsole(fastify, { serviceName: config.serviceName, enabled: withConsole, extraRoutes: ['/passkeys'] });
+  registerConsole(fastify, { serviceName: config.serviceName, enabled: withConsole, apiDocs: config.apiDocs, extraRoutes: ['/passkeys'] });
   if (!withConsole) registerPasskeysPage(fastify, { serviceName: config.serviceName });
   if (!config.production) registerGraphiQLAssets(fastify);
   registerOAuthRoutes(fastify, deps);
@@ -113,6 +127,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   return {
     fastify,
     metricsServer,
+    routes,
     async listen(port = config.port, host = config.host) {
       if (metricsServer) {
         await new Promise<void>((resolve, reject) => {

@@ -108,6 +108,7 @@ const EnvSchema = z.object({
     })
     .optional(),
   GRAPHQL_INTROSPECTION: bool('GRAPHQL_INTROSPECTION').optional(),
+  API_DOCS: bool('API_DOCS').optional(),
   PWNED_PASSWORDS_URL: z
     .string()
     .default('https://api.pwnedpasswords.com/range/')
@@ -204,6 +205,8 @@ export interface Config {
   /** 32 bytes; null: the embedded default (a key generated into DATA_DIR, see deps.ts). */
   encryptionKey: Buffer | null;
   graphqlIntrospection: boolean;
+  /** GET /docs, the REST API reference page (API.md section 16); off in production by default. */
+  apiDocs: boolean;
   /** The breached-password range API (5 hex characters appended); null: the check is off. */
   pwnedPasswordsUrl: string | null;
   /** Client ID metadata documents may be fetched from private addresses (API.md section 13; off by default). */
@@ -379,6 +382,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: e.METRICS_PORT ?? null,
     encryptionKey: e.ENCRYPTION_KEY ? Buffer.from(e.ENCRYPTION_KEY, 'base64') : null,
     graphqlIntrospection: e.GRAPHQL_INTROSPECTION ?? !production,
+    apiDocs: e.API_DOCS ?? !production,
     pwnedPasswordsUrl: e.PWNED_PASSWORDS_URL === 'off' ? null : e.PWNED_PASSWORDS_URL,
     oauthAllowPrivateClientUrls: e.OAUTH_ALLOW_PRIVATE_CLIENT_URLS ?? false,
     oauthClientUrlsCaFile: e.OAUTH_CLIENT_URLS_CA_FILE ?? null,

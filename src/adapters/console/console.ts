@@ -23,7 +23,8 @@ export const CONSOLE_HEADERS = {
   'content-security-policy': CONSOLE_CSP,
 } as const;
 
-export function consoleShell(serviceName: string): string {
+/** `apiDocs`: GET /docs is served (API_DOCS), so the console may link to it. */
+export function consoleShell(serviceName: string, apiDocs = false): string {
   const name = escapeHtml(serviceName);
   return `<!doctype html>
 <html lang="en">
@@ -31,7 +32,7 @@ export function consoleShell(serviceName: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="service-name" content="${name}">
-<title>${name}</title>
+${apiDocs ? '<meta name="api-docs" content="/docs">\n' : ''}<title>${name}</title>
 <link rel="stylesheet" href="/assets/console.css">
 <script type="module" src="/assets/console.js"></script>
 </head>
@@ -54,11 +55,11 @@ const asset = (reply: FastifyReply, type: string, body: string) =>
     .send(body);
 
 /** The stylesheet is always served (the link pages use it); the shell only when `enabled`. */
-export function registerConsole(app: FastifyInstance, opts: { serviceName: string; enabled: boolean; extraRoutes?: readonly string[] }): void {
+export function registerConsole(app: FastifyInstance, opts: { serviceName: string; enabled: boolean; apiDocs?: boolean; extraRoutes?: readonly string[] }): void {
   app.get('/assets/console.css', async (_req, reply) => asset(reply, 'text/css; charset=utf-8', await consoleBundle('console.css')));
   if (!opts.enabled) return;
   app.get('/assets/console.js', async (_req, reply) => asset(reply, 'text/javascript; charset=utf-8', await consoleBundle('console.js')));
-  const html = consoleShell(opts.serviceName);
+  const html = consoleShell(opts.serviceName, opts.apiDocs);
   for (const path of [...CONSOLE_ROUTES, ...(opts.extraRoutes ?? [])]) {
     app.get(path, async (_req, reply) => reply.headers(CONSOLE_HEADERS).send(html));
   }

@@ -13,7 +13,7 @@ import type { RestRoute } from './route.js';
 import { tokenScopeError } from '../graphql/token-scopes.js';
 
 /** What a variable accepts, read from its definition in the document. */
-interface VariableRule {
+export interface VariableRule {
   required: boolean;
   type: 'string' | 'boolean' | 'id' | 'int' | 'object' | 'strings';
 }
@@ -36,13 +36,24 @@ function ruleOf(type: TypeNode, route: RestRoute): VariableRule {
   return { required, type: scalar };
 }
 
+/** The route's operation (the first of its document). */
+export function operationOf(route: RestRoute): OperationDefinitionNode {
+  const operation = (route.document as DocumentNode).definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  if (!operation) throw new Error(`REST ${route.method} ${route.url}: the document has no operation`);
+  return operation;
+}
+
+/** What each variable of the route's operation accepts: what the server checks a request against,
+ *  and what the OpenAPI document prints as its parameters and body. */
+export function variableRules(route: RestRoute): Map<string, VariableRule> {
+  return new Map((operationOf(route).variableDefinitions ?? []).map((v) => [v.variable.name.value, ruleOf(v.type, route)]));
+}
+
 function compile(schema: GraphQLSchema, route: RestRoute): { document: DocumentNode; rules: Map<string, VariableRule> } {
   const document = route.document as DocumentNode;
   const errors = validate(schema, document);
   if (errors.length > 0) throw new Error(`REST ${route.method} ${route.url}: ${errors.map((e) => e.message).join('; ')}`);
-  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  const rules = new Map((operation?.variableDefinitions ?? []).map((v) => [v.variable.name.value, ruleOf(v.type, route)]));
-  return { document, rules };
+  return { document, rules: variableRules(route) };
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -24,6 +24,16 @@ const EXPIRY: [string, string][] = [
   ['', 'No expiry'],
 ];
 
+/** Where REST users read about the paths a token reaches: the reference page when the server
+ *  serves it (API_DOCS), the OpenAPI document always. */
+function apiReference(): HTMLElement {
+  const docs = document.querySelector<HTMLMetaElement>('meta[name="api-docs"]')?.content;
+  const spec = h('a', { href: '/openapi.json' }, 'OpenAPI document');
+  return docs
+    ? h('p', { id: 'api-reference' }, 'Calling the REST API with a token? Read the ', h('a', { href: docs }, 'API reference'), ' (or the ', spec, ').')
+    : h('p', { id: 'api-reference' }, 'Calling the REST API with a token? Its paths are in the ', spec, '.');
+}
+
 export async function tokensView(): Promise<Node> {
   const status = statusLine();
   const list = h('ul', { class: 'list tokens' });
@@ -140,6 +150,7 @@ export async function tokensView(): Promise<Node> {
     h('h1', { tabindex: -1 }, 'Access tokens'),
     h('p', { class: 'muted' }, 'Tokens let the tunnel CLI and CI jobs act for you, limited to their scopes. They never manage sessions, tokens or security settings.'),
     h('p', {}, 'Signing in the tunnel CLI? It shows a code: ', link('/device', 'enter it here'), '.'),
+    apiReference(),
     section('New token', 'new-token', form, revealed),
     status,
     section('Your tokens', 'token-list', list),

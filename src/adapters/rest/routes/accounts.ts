@@ -1,7 +1,9 @@
 // /auth and /api/account paths of API.md section 4 (password flows; SSO rows live with SSO).
 import { print } from 'graphql';
 import { graphql, type ResultOf } from '../../documents/graphql.js';
-import { route, signedIn, type RestRoute } from '../route.js';
+import { present, route, signedIn, type RestRoute } from '../route.js';
+import { Account, AuthPayload, SignedUp } from '../schemas.js';
+import { z } from 'zod';
 
 const AccountFields = graphql(`
   fragment AccountFields on Account {
@@ -35,13 +37,17 @@ export const accountJson = (a: ResultOf<typeof AccountFields>) => ({
 /** A session, or (two-step sign-in on) only what the second step needs: API.md section 7. */
 export const authPayloadJson = (p: ResultOf<typeof AuthPayloadFields>) =>
   p.mfaRequired
-    ? { mfa_required: true, mfa_token: p.mfaToken, expires_at: p.expiresAt }
-    : { token: p.token, email_verified: p.emailVerified, expires_at: p.expiresAt };
+    ? { mfa_required: true as const, mfa_token: present(p.mfaToken), expires_at: p.expiresAt }
+    : { token: present(p.token), email_verified: present(p.emailVerified), expires_at: p.expiresAt };
 
 export const accountRoutes: RestRoute[] = [
   route({
     method: 'POST',
     url: '/auth/signup',
+    summary: 'Create an account; a verification email is sent.',
+    public: true,
+    errors: { 400: 'Invalid email, or a password of the wrong length or found in a breach.', 409: 'The email is taken.', 429: 'Too many sign-ups from this network (SIGNUP_RATE_LIMIT an hour).' },
+    response: SignedUp,
     document: graphql('mutation ($email: String!, $password: String!) { signup(email: $email, password: $password) { id email emailVerified slug } }'),
     body: { email: 'email', password: 'password' },
     status: 201,
@@ -50,6 +56,11 @@ export const accountRoutes: RestRoute[] = [
   route({
     method: 'POST',
     url: '/auth/login',
+    summary: 'Sign in with email and password (a session, or the second step when two-step sign-in is on).',
+    public: true,
+    setsCookie: true,
+    errors: { 401: 'Wrong credentials (the same answer for an unknown email).', 429: 'Too many attempts.' },
+    response: AuthPayload,
     document: graphql(
       'mutation ($email: String!, $password: String!) { login(email: $email, password: $password) { ...AuthPayloadFields } }',
       [AuthPayloadFields],
@@ -61,30 +72,43 @@ export const accountRoutes: RestRoute[] = [
   route({
     method: 'POST',
     url: '/auth/verify-email',
+    summary: 'Prove the address with the token from the verification email.',
+    public: true,
+    errors: { 400: 'Unknown or expired token.' },
+    response: z.strictObject({ email_verified: z.literal(true) }),
     document: graphql('mutation ($token: String!) { verifyEmail(token: $token) { emailVerified } }'),
     body: { token: 'token' },
     status: 200,
-    respond: () => ({ email_verified: true }),
+    respond: () => ({ email_verified: true as const }),
   }),
   route({
     method: 'POST',
     url: '/auth/resend-verification',
+    summary: 'Send the verification email again (nothing is sent when already verified).',
+    errors: { 429: 'Past 5 in 15 minutes.' },
     document: graphql('mutation { resendVerification }'),
     status: 204,
   }),
   route({
     method: 'POST',
     url: '/auth/change-email',
+    summary: 'Start an email change: a confirmation link goes to the new address.',
+    errors: { 400: 'Invalid address.', 401: 'Wrong password.', 409: 'The address is in use.', 429: 'Past 5 requests in 15 minutes.' },
+    response: z.strictObject({ status: z.literal('confirmation_sent') }),
     document: graphql(
       'mutation ($currentPassword: String!, $newEmail: String!) { changeEmail(currentPassword: $currentPassword, newEmail: $newEmail) }',
     ),
     body: { current_password: 'currentPassword', new_email: 'newEmail' },
     status: 202,
-    respond: () => ({ status: 'confirmation_sent' }),
+    respond: () => ({ status: 'confirmation_sent' as const }),
   }),
   route({
     method: 'POST',
     url: '/auth/confirm-email-change',
+    summary: 'Confirm an email change with the token from the link.',
+    public: true,
+    errors: { 400: 'Unknown or expired token.', 409: 'The address was taken meanwhile.' },
+    response: z.strictObject({ email: z.string() }),
     document: graphql('mutation ($token: String!) { confirmEmailChange(token: $token) { email } }'),
     body: { token: 'token' },
     status: 200,
@@ -93,6 +117,8 @@ export const accountRoutes: RestRoute[] = [
   route({
     method: 'POST',
     url: '/auth/change-password',
+    summary: 'Change the password; other sessions are signed out.',
+    errors: { 400: 'Wrong length, or found in a breach.', 401: 'Wrong current password.', 429: 'Too many wrong passwords (the sign-in limits).' },
     document: graphql(
       'mutation ($currentPassword: String!, $newPassword: String!) { changePassword(currentPassword: $currentPassword, newPassword: $newPassword) }',
     ),
@@ -102,6 +128,9 @@ export const accountRoutes: RestRoute[] = [
   route({
     method: 'POST',
     url: '/auth/forgot-password',
+    summary: 'Send a reset link when the address has an account (the answer is the same either way).',
+    public: true,
+    errors: { 400: 'Only for a body that is not JSON.', 429: 'Too many requests from this network.' },
     document: graphql('mutation ($email: String!) { forgotPassword(email: $email) }'),
     body: { email: 'email' },
     bodyFallback: { email: '' },
@@ -110,6 +139,9 @@ export const accountRoutes: RestRoute[] = [
   route({
     method: 'POST',
     url: '/auth/reset-password',
+    summary: 'Set a new password with the token from the reset link.',
+    public: true,
+    errors: { 400: 'Bad token, or a password of the wrong length or found in a breach.' },
     document: graphql('mutation ($token: String!, $newPassword: String!) { resetPassword(token: $token, newPassword: $newPassword) }'),
     body: { token: 'token', new_password: 'newPassword' },
     status: 204,
@@ -117,13 +149,18 @@ export const accountRoutes: RestRoute[] = [
   route({
     method: 'GET',
     url: '/api/account',
+    summary: 'The signed-in account.',
+    operationId: 'getAccount',
     document: meDocument,
+    response: Account,
     status: 200,
     respond: (d) => accountJson(signedIn(d.me)),
   }),
   route({
     method: 'POST',
     url: '/api/account/reauth',
+    summary: 'Authenticate again (password, code, or passkey assertion) to open the recent-authentication window.',
+    errors: { 400: 'None or more than one credential given.', 401: 'Wrong credential.', 429: 'Too many attempts.' },
     document: graphql(
       'mutation ($password: String, $code: String, $challengeId: String, $response: JSONObject) { reauthenticate(password: $password, code: $code, challengeId: $challengeId, response: $response) }',
     ),
@@ -133,6 +170,9 @@ export const accountRoutes: RestRoute[] = [
   route({
     method: 'PATCH',
     url: '/api/account/slug',
+    summary: "Change the account's slug.",
+    errors: { 400: 'The slug breaks a rule.', 409: 'The slug is taken.' },
+    response: z.strictObject({ slug: z.string() }),
     document: graphql('mutation ($slug: String!) { renameSlug(slug: $slug) { slug } }'),
     body: { slug: 'slug' },
     status: 200,
@@ -141,6 +181,8 @@ export const accountRoutes: RestRoute[] = [
   route({
     method: 'DELETE',
     url: '/api/account',
+    summary: 'Delete the account and everything it owns.',
+    errors: { 400: 'The typed email does not match.', 401: 'Wrong password.', 429: 'Too many wrong passwords (the sign-in limits).' },
     document: graphql('mutation ($email: String!, $password: String!) { deleteAccount(email: $email, password: $password) }'),
     body: { email: 'email', password: 'password' },
     status: 204,

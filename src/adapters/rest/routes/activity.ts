@@ -2,11 +2,16 @@
 // same connection the dashboard pages through.
 import { graphql } from '../../documents/graphql.js';
 import { route, signedIn, type RestRoute } from '../route.js';
+import { ActivityPage } from '../schemas.js';
 
 export const activityRoutes: RestRoute[] = [
   route({
     method: 'GET',
     url: '/api/account/activity',
+    summary: 'The security activity, newest first (90 days).',
+    operationId: 'listActivity',
+    errors: { 400: 'A bad limit (1..100) or cursor.' },
+    response: ActivityPage,
     document: graphql(`
       query ($first: Int, $after: String) {
         me {

@@ -1,6 +1,7 @@
 // Tunnel paths of API.md section 4: the owner's tunnels, same operations as GraphQL.
 import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { route, signedIn, type RestRoute } from '../route.js';
+import { Tunnel, TunnelList } from '../schemas.js';
 
 const TunnelFields = graphql(`
   fragment TunnelFields on Tunnel { id subdomain host url customDomain discoverable pinnedTools access allowedEmails createdAt }
@@ -23,6 +24,9 @@ export const tunnelRoutes: RestRoute[] = [
   route({
     method: 'POST',
     url: '/api/tunnels',
+    summary: 'Create a tunnel.',
+    errors: { 400: 'A rule is broken (subdomain, custom domain, access, allowed emails).', 409: 'The subdomain or custom domain is taken.' },
+    response: Tunnel,
     document: graphql(
       `mutation ($subdomain: String!, $customDomain: String, $access: String, $allowedEmails: [String!]) {
         createTunnel(subdomain: $subdomain, customDomain: $customDomain, access: $access, allowedEmails: $allowedEmails) { ...TunnelFields } }`,
@@ -35,6 +39,9 @@ export const tunnelRoutes: RestRoute[] = [
   route({
     method: 'GET',
     url: '/api/tunnels',
+    summary: "The account's tunnels.",
+    operationId: 'listTunnels',
+    response: TunnelList,
     document: graphql('query { me { tunnels { ...TunnelFields } } }', [TunnelFields]),
     status: 200,
     respond: (d) => ({ tunnels: signedIn(d.me).tunnels.map(tunnelJson) }),
@@ -42,6 +49,10 @@ export const tunnelRoutes: RestRoute[] = [
   route({
     method: 'GET',
     url: '/api/tunnels/:id',
+    summary: 'One tunnel.',
+    operationId: 'getTunnel',
+    errors: { 404: "Unknown (also for another account's tunnel)." },
+    response: Tunnel,
     document: graphql('query ($id: ID!) { tunnel(id: $id) { ...TunnelFields } }', [TunnelFields]),
     params: { id: 'id' },
     status: 200,
@@ -50,6 +61,9 @@ export const tunnelRoutes: RestRoute[] = [
   route({
     method: 'PATCH',
     url: '/api/tunnels/:id',
+    summary: 'Change a tunnel (discoverable, custom domain, subdomain, access, allowed emails).',
+    errors: { 400: 'A rule is broken, or a value of the wrong type.', 404: 'Unknown tunnel.', 409: 'The subdomain or custom domain is taken.' },
+    response: Tunnel,
     document: graphql(
       `mutation ($id: ID!, $discoverable: Boolean, $customDomain: String, $subdomain: String, $access: String, $allowedEmails: [String!]) {
         updateTunnel(id: $id, discoverable: $discoverable, customDomain: $customDomain, subdomain: $subdomain, access: $access, allowedEmails: $allowedEmails) {
@@ -64,6 +78,8 @@ export const tunnelRoutes: RestRoute[] = [
   route({
     method: 'DELETE',
     url: '/api/tunnels/:id',
+    summary: 'Delete a tunnel.',
+    errors: { 404: 'Unknown tunnel.' },
     document: graphql('mutation ($id: ID!) { deleteTunnel(id: $id) }'),
     params: { id: 'id' },
     status: 204,

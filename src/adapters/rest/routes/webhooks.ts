@@ -1,6 +1,7 @@
 // Webhook paths of API.md section 15: the same operations as GraphQL.
 import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { route, signedIn, type RestRoute } from '../route.js';
+import { CreatedWebhook, Webhook, WebhookDeliveryLog, WebhookList, WebhookSecret, WebhookTestSent } from '../schemas.js';
 
 const WebhookFields = graphql(`
   fragment WebhookFields on Webhook { id url events description enabled disabledReason createdAt }
@@ -37,6 +38,9 @@ export const webhookRoutes: RestRoute[] = [
   route({
     method: 'POST',
     url: '/api/webhooks',
+    summary: 'Create a webhook endpoint; its signing secret is shown once.',
+    errors: { 400: 'A rule is broken, or the address is refused (https and public addresses only).', 403: 'Recent authentication is needed (REAUTH_REQUIRED).', 409: 'Past 10 endpoints.' },
+    response: CreatedWebhook,
     document: graphql(
       `mutation ($url: String!, $events: [String!]!, $description: String) {
         createWebhook(url: $url, events: $events, description: $description) { secret webhook { ...WebhookFields } } }`,
@@ -49,6 +53,9 @@ export const webhookRoutes: RestRoute[] = [
   route({
     method: 'GET',
     url: '/api/webhooks',
+    summary: "The account's webhook endpoints.",
+    operationId: 'listWebhooks',
+    response: WebhookList,
     document: graphql('query { me { webhooks { ...WebhookFields } } }', [WebhookFields]),
     status: 200,
     respond: (d) => ({ webhooks: signedIn(d.me).webhooks.map(webhookJson) }),
@@ -56,6 +63,9 @@ export const webhookRoutes: RestRoute[] = [
   route({
     method: 'PATCH',
     url: '/api/webhooks/:id',
+    summary: 'Change an endpoint (a new URL or events, or turning it back on, needs recent authentication).',
+    errors: { 400: 'A rule is broken, or the address is refused.', 403: 'Recent authentication is needed (REAUTH_REQUIRED).', 404: 'Unknown endpoint.' },
+    response: Webhook,
     document: graphql(
       `mutation ($id: ID!, $url: String, $events: [String!], $description: String, $enabled: Boolean) {
         updateWebhook(id: $id, url: $url, events: $events, description: $description, enabled: $enabled) { ...WebhookFields } }`,
@@ -69,6 +79,8 @@ export const webhookRoutes: RestRoute[] = [
   route({
     method: 'DELETE',
     url: '/api/webhooks/:id',
+    summary: 'Delete an endpoint.',
+    errors: { 404: 'Unknown endpoint.' },
     document: graphql('mutation ($id: ID!) { deleteWebhook(id: $id) }'),
     params: { id: 'id' },
     status: 204,
@@ -76,6 +88,9 @@ export const webhookRoutes: RestRoute[] = [
   route({
     method: 'POST',
     url: '/api/webhooks/:id/rotate-secret',
+    summary: 'A new signing secret; for 24 hours deliveries carry signatures of both.',
+    errors: { 403: 'Recent authentication is needed (REAUTH_REQUIRED).', 404: 'Unknown endpoint.' },
+    response: WebhookSecret,
     document: graphql('mutation ($id: ID!) { rotateWebhookSecret(id: $id) }'),
     params: { id: 'id' },
     status: 200,
@@ -84,6 +99,9 @@ export const webhookRoutes: RestRoute[] = [
   route({
     method: 'POST',
     url: '/api/webhooks/:id/test',
+    summary: 'Queue a webhook.test event for this endpoint.',
+    errors: { 404: 'Unknown endpoint.', 429: 'Too many test sends.' },
+    response: WebhookTestSent,
     document: graphql('mutation ($id: ID!) { sendWebhookTest(id: $id) }'),
     params: { id: 'id' },
     status: 202,
@@ -92,6 +110,10 @@ export const webhookRoutes: RestRoute[] = [
   route({
     method: 'GET',
     url: '/api/webhooks/:id/deliveries',
+    summary: "The endpoint's delivery log, one entry per attempt, newest first.",
+    operationId: 'listWebhookDeliveries',
+    errors: { 400: 'A bad limit (1..100).', 404: 'Unknown endpoint.' },
+    response: WebhookDeliveryLog,
     document: graphql(
       `query ($id: ID!, $limit: Int) { webhookDeliveries(webhookId: $id, first: $limit) { ...DeliveryFields } }`,
       [DeliveryFields],
@@ -104,6 +126,8 @@ export const webhookRoutes: RestRoute[] = [
   route({
     method: 'POST',
     url: '/api/webhooks/:id/deliveries/:deliveryId/retry',
+    summary: 'Send a delivery again now.',
+    errors: { 404: 'Unknown endpoint or delivery.', 429: 'Too many retries.' },
     document: graphql('mutation ($id: ID!, $deliveryId: ID!) { retryWebhookDelivery(id: $id, deliveryId: $deliveryId) }'),
     params: { id: 'id', deliveryId: 'deliveryId' },
     status: 202,

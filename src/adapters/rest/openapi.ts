@@ -1,0 +1,417 @@
+// The OpenAPI 3.1 document of the REST paths (API.md section 16), printed from the route table the
+// server mounts, so it cannot drift from what the server does:
+// - parameters and request bodies from each operation's variable rules (what mount.ts checks a
+//   request against), with the GraphQL arguments' descriptions;
+// - answers from each route's response schema (which its `respond` is typed to produce);
+// - who may call from the route (public or not) and, for service tokens, from the same scope
+//   reach the server enforces (token-scopes.ts);
+// - error statuses from the route's kind plus its own list, all problem+json.
+// The few paths that are plain HTTP (provider redirects, the edge's internal call, health and
+// metrics) are described here by hand; a test checks that every path the server registers on
+// the API host is in the document.
+import { Kind, type GraphQLSchema } from 'graphql';
+import { z } from 'zod';
+import { firstUnreachable } from '../graphql/token-scopes.js';
+import { operationOf, variableRules, type VariableRule } from './mount.js';
+import type { ErrorStatus, RestRoute } from './route.js';
+import { NAMED_SCHEMAS } from './schemas.js';
+
+/** A JSON value of the document (the document is plain data). */
+type Json = Record<string, unknown>;
+
+export interface OpenApiOptions {
+  /** The API host's origin (BASE_URL). */
+  serverUrl: string;
+  /** ZONE: tunnel hosts are `<subdomain>--<slug>.ZONE`; the status page is on ZONE itself. */
+  zone: string;
+  serviceName: string;
+  version: string;
+}
+
+const TOKEN_SCOPES = ['account:read', 'tunnels:read', 'tunnels:write'] as const;
+
+const TAGS: { name: string; prefixes: string[]; description: string }[] = [
+  { name: 'Sign-in providers', prefixes: ['/auth/oauth/', '/api/account/sso/'], description: 'SSO with Google and GitHub, and safe linking to a password account (API.md section 4).' },
+  { name: 'Two-step sign-in', prefixes: ['/auth/mfa/', '/api/account/mfa/'], description: 'TOTP and recovery codes (API.md sections 7 and 7a).' },
+  { name: 'Passkeys', prefixes: ['/auth/passkey/', '/api/account/passkeys'], description: 'WebAuthn passkeys (API.md section 8).' },
+  { name: 'Activity', prefixes: ['/api/account/activity'], description: 'Security activity (API.md section 10).' },
+  { name: 'Sessions', prefixes: ['/api/sessions', '/auth/logout'], description: 'Signed-in sessions (API.md section 4).' },
+  { name: 'Service tokens', prefixes: ['/api/tokens', '/api/device/'], description: 'Service tokens for the CLI and CI, and the approval side of the device grant (API.md section 12).' },
+  { name: 'Tunnels', prefixes: ['/api/tunnels', '/internal/tunnels/'], description: 'Tunnels, their cards and their access rules (API.md sections 4 and 13).' },
+  { name: 'OAuth for tunnels', prefixes: ['/api/oauth/'], description: 'Consent and authorized applications for OAuth-protected tunnels (API.md section 13).' },
+  { name: 'Webhooks', prefixes: ['/api/webhooks'], description: 'Signed event delivery, Standard Webhooks 1.0 (API.md section 15).' },
+  { name: 'Account', prefixes: ['/auth/', '/api/account'], description: 'Sign-up, sign-in, verification, password and email, slug, deletion (API.md sections 4 and 7a).' },
+  { name: 'Server Cards', prefixes: ['/.well-known/'], description: 'The public discovery document of a discoverable tunnel, on its host and custom domain (SPEC 4.3).' },
+  { name: 'Status', prefixes: ['/status'], description: 'The public roll-up on ZONE (SPEC and API.md section 11).' },
+  { name: 'Operations', prefixes: ['/'], description: 'Health, readiness, metrics and this document.' },
+];
+
+const tagOf = (url: string): string => TAGS.find((t) => t.prefixes.some((p) => url.startsWith(p)))?.name ?? 'Operations';
+
+/** `/api/tunnels/:id` → `/api/tunnels/{id}`. */
+export const openApiPath = (url: string): string => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+const PROBLEM = { $ref: '#/components/schemas/Problem' };
+const problem = (description: string, headers?: Json): Json => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { 'application/problem+json': { schema: PROBLEM } },
+});
+const RETRY_AFTER = { 'Retry-After': { description: 'Seconds until a new attempt may succeed.', schema: { type: 'integer' } } };
+const SERVER_FAULT = problem('A fault of the server, or a dependency it needs is unavailable (503, UNAVAILABLE).');
+
+function ruleSchema(rule: VariableRule): Json {
+  const base: Json =
+    rule.type === 'boolean'
+      ? { type: 'boolean' }
+      : rule.type === 'int'
+        ? { type: 'integer' }
+        : rule.type === 'object'
+          ? { type: 'object' }
+          : rule.type === 'strings'
+            ? { type: 'array', items: { type: 'string' } }
+            : { type: 'string' };
+  // An optional variable takes null too ("clear it": custom_domain, description).
+  if (!rule.required && typeof base.type === 'string') base.type = [base.type, 'null'];
+  return base;
+}
+
+/** Variable → description of the GraphQL argument it is passed to (for the body's fields). */
+function argumentDocs(schema: GraphQLSchema, route: RestRoute): Map<string, string> {
+  const operation = operationOf(route);
+  const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+  const docs = new Map<string, string>();
+  for (const selection of operation.selectionSet.selections) {
+    if (selection.kind !== Kind.FIELD || !root) continue;
+    const field = root.getFields()[selection.name.value];
+    for (const arg of selection.arguments ?? []) {
+      const description = field?.args.find((a) => a.name === arg.name.value)?.description;
+      if (arg.value.kind === Kind.VARIABLE && description) docs.set(arg.value.name.value, description);
+    }
+  }
+  return docs;
+}
+
+/** The operation id: the route's own, or the GraphQL root field it runs. */
+function operationIdOf(route: RestRoute): string {
+  if (route.operationId) return route.operationId;
+  const first = operationOf(route).selectionSet.selections[0];
+  if (first?.kind !== Kind.FIELD) throw new Error(`REST ${route.method} ${route.url}: no root field to name the operation`);
+  return first.name.value;
+}
+
+function securityOf(schema: GraphQLSchema, route: RestRoute): Json[] {
+  if (route.public) return [];
+  const scopes = TOKEN_SCOPES.filter((scope) => firstUnreachable(schema, route.document, [scope]) === null);
+  return [{ cookie: [] }, { sessionBearer: [] }, ...scopes.map((scope) => ({ serviceToken: [scope] }))];
+}
+
+function errorsOf(route: RestRoute): Map<number, string> {
+  const errors = new Map<number, string[]>();
+  const add = (status: number, text: string) => errors.set(status, [...(errors.get(status) ?? []), text]);
+  for (const [status, text] of Object.entries(route.errors ?? {}) as [string, string][]) add(Number(status) as ErrorStatus, text);
+  if (route.body || route.query) add(400, 'A malformed request: the body is not a JSON object, or a field or parameter is missing or of the wrong type.');
+  if (!route.public) {
+    add(401, 'Not signed in, or the session or token is no longer valid.');
+    add(403, "A service token whose scopes do not reach this path (FORBIDDEN).");
+  }
+  if (route.method !== 'GET') add(403, 'A cookie-authenticated (or anonymous) write from an Origin not in ALLOWED_ORIGINS.');
+  if (route.body) {
+    add(413, 'The body is over 64 KiB.');
+    add(415, 'The body is not application/json.');
+  }
+  return new Map([...errors].sort(([a], [b]) => a - b).map(([status, texts]) => [status, [...new Set(texts)].join(' Or: ')]));
+}
+
+function operationOfRoute(schema: GraphQLSchema, route: RestRoute, responseRef: (route: RestRoute) => Json | null): Json {
+  const rules = variableRules(route);
+  const docs = argumentDocs(schema, route);
+  const parameters: Json[] = [];
+  for (const param of Object.keys(route.params ?? {})) parameters.push({ name: param, in: 'path', required: true, schema: { type: 'string' } });
+  for (const [name, variable] of Object.entries(route.query ?? {})) {
+    const rule = rules.get(variable);
+    const description = docs.get(variable);
+    parameters.push({ name, in: 'query', required: false, ...(description ? { description } : {}), schema: rule?.type === 'int' ? { type: 'integer' } : { type: 'string' } });
+  }
+  const op: Json = { operationId: operationIdOf(route), summary: route.summary, tags: [tagOf(route.url)], security: securityOf(schema, route) };
+  if (parameters.length > 0) op.parameters = parameters;
+  if (route.body) {
+    const properties: Json = {};
+    const required: string[] = [];
+    for (const [field, variable] of Object.entries(route.body)) {
+      const rule = rules.get(variable);
+      if (!rule) throw new Error(`REST ${route.method} ${route.url}: body field ${field} names no variable`);
+      const description = docs.get(variable);
+      properties[field] = { ...ruleSchema(rule), ...(description ? { description } : {}) };
+      if (rule.required && route.bodyFallback?.[field] === undefined) required.push(field);
+    }
+    op.requestBody = {
+      required: true,
+      content: { 'application/json': { schema: { type: 'object', properties, ...(required.length > 0 ? { required } : {}) } } },
+    };
+  }
+  const responses: Json = {};
+  const ref = responseRef(route);
+  const success: Json = { description: route.status === 204 ? 'Done; no body.' : route.status === 202 ? 'Accepted.' : 'OK.' };
+  if (ref) success.content = { 'application/json': { schema: ref } };
+  if (route.setsCookie) {
+    success.headers = {
+      'Set-Cookie': {
+        description: 'The `session` cookie (HttpOnly, SameSite=Lax, Path=/, Secure under https) when a session starts.',
+        schema: { type: 'string' },
+      },
+    };
+  }
+  responses[String(route.status)] = success;
+  for (const [status, text] of errorsOf(route)) responses[String(status)] = problem(text, status === 429 ? RETRY_AFTER : undefined);
+  responses['5XX'] = SERVER_FAULT;
+  op.responses = responses;
+  return op;
+}
+
+/** The card paths of a tunnel host and /status on ZONE (API.md section 4): raw handlers on their
+ *  own hosts, hence a server of their own per path. */
+function otherHostPaths(zone: string): Record<string, Json> {
+  const tunnelHost = [{ url: 'https://{host}', variables: { host: { default: `tools--you.${zone}`, description: 'A tunnel host (`<subdomain>--<slug>.ZONE`) or its custom domain.' } } }];
+  const card = (operationId: string, summary: string): Json => ({
+    servers: tunnelHost,
+    get: {
+      operationId,
+      summary,
+      tags: ['Server Cards'],
+      security: [],
+      parameters: [{ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }],
+      responses: {
+        '200': {
+          description: 'The card of a discoverable tunnel, with a strong ETag and public caching (SPEC 4.3).',
+          headers: { ETag: { schema: { type: 'string' } } },
+          content: { 'application/json': { schema: { type: 'object', required: ['name', 'remotes'], properties: { name: { type: 'string' }, title: { type: 'string' }, remotes: { type: 'array', items: { type: 'object' } } } } } },
+        },
+        '304': { description: 'Not modified.' },
+        '404': problem('No discoverable tunnel on this host.'),
+        '502': problem('The card could not be built.'),
+      },
+    },
+  });
+  return {
+    '/.well-known/mcp/server-card.json': card('getServerCard', "The tunnel's MCP Server Card."),
+    '/.well-known/mcp-server-card.json': card('getServerCardAlias', 'The same card, at its second path.'),
+    '/status': {
+      servers: [{ url: `https://${zone}` }],
+      get: {
+        operationId: 'getStatus',
+        summary: 'The roll-up of broker, api and edge, as JSON or HTML by Accept.',
+        tags: ['Status'],
+        security: [],
+        responses: {
+          '200': { description: 'Everything is up.', content: { 'application/json': { schema: { type: 'object' } }, 'text/html': { schema: { type: 'string' } } } },
+          '503': { description: 'A component is down.', content: { 'application/json': { schema: { type: 'object' } }, 'text/html': { schema: { type: 'string' } } } },
+        },
+      },
+    },
+  };
+}
+
+/** The plain-HTTP paths of the API host, described by hand (not GraphQL operations). */
+function plainPaths(): Record<string, Json> {
+  const provider = { name: 'provider', in: 'path', required: true, schema: { type: 'string', enum: ['google', 'github'] } };
+  const redirect = (description: string): Json => ({
+    description,
+    headers: { Location: { description: 'Where the browser goes next.', schema: { type: 'string' } } },
+  });
+  return {
+    '/auth/oauth/{provider}/start': {
+      get: {
+        operationId: 'startProviderSignIn',
+        summary: "Send the browser to the provider's sign-in (or link, or re-authentication).",
+        tags: ['Sign-in providers'],
+        security: [{}, { cookie: [] }],
+        parameters: [
+          provider,
+          { name: 'intent', in: 'query', required: false, description: '`link` adds the provider to the signed-in account (verified address and recent authentication needed); `reauth` re-authenticates the session.', schema: { type: 'string', enum: ['link', 'reauth'] } },
+        ],
+        responses: {
+          '302': redirect("To the provider's authorization page."),
+          '400': problem('An unknown `intent`.'),
+          '401': problem('`intent=link` or `intent=reauth` without a session.'),
+          '403': problem('`intent=link` with an unverified address, or without recent authentication (REAUTH_REQUIRED).'),
+          '404': problem('Unknown or disabled provider.'),
+          '5XX': SERVER_FAULT,
+        },
+      },
+    },
+    '/auth/oauth/{provider}/callback': {
+      get: {
+        operationId: 'finishProviderSignIn',
+        summary: "The provider's return: signs in, links, or hands over to APP_URL/link-account or APP_URL/mfa.",
+        tags: ['Sign-in providers'],
+        security: [],
+        parameters: [
+          provider,
+          { name: 'code', in: 'query', required: false, schema: { type: 'string' } },
+          { name: 'state', in: 'query', required: false, schema: { type: 'string' } },
+        ],
+        responses: {
+          '302': redirect('To APP_URL with the session set, or to the pending-link or second-step page.'),
+          '400': {
+            description: 'Bad or replayed state: a page pointing back to the app when the browser asks for HTML, else problem+json.',
+            content: { 'application/problem+json': { schema: PROBLEM }, 'text/html': { schema: { type: 'string' } } },
+          },
+          '404': problem('Unknown or disabled provider.'),
+          '5XX': SERVER_FAULT,
+        },
+      },
+    },
+    '/internal/tunnels/{id}/tools': {
+      put: {
+        operationId: 'pinTunnelTools',
+        summary: "The edge reports a tunnel's tools/list result; the names are pinned in order, duplicates dropped.",
+        tags: ['Tunnels'],
+        security: [{ internalToken: [] }],
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['tools'],
+                properties: { tools: { type: 'array', items: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } } },
+              },
+            },
+          },
+        },
+        responses: {
+          '204': { description: 'Pinned.' },
+          '400': problem('Not a tools/list result.'),
+          '401': problem('INTERNAL_API_TOKEN is required.'),
+          '404': problem('Unknown tunnel, or INTERNAL_API_TOKEN is not configured.'),
+          '413': problem('The body is over 64 KiB.'),
+          '415': problem('The body is not application/json.'),
+          '5XX': SERVER_FAULT,
+        },
+      },
+    },
+    '/readyz': {
+      get: {
+        operationId: 'readiness',
+        summary: 'Ready while the database and the cache answer.',
+        tags: ['Operations'],
+        security: [],
+        responses: {
+          '200': {
+            description: 'Ready.',
+            content: { 'application/json': { schema: { type: 'object', properties: { status: { const: 'ready' }, checks: { type: 'object', additionalProperties: { type: 'string' } } } } } },
+          },
+          '503': problem('The database or the cache is unreachable.'),
+        },
+      },
+    },
+    '/healthz': {
+      get: {
+        operationId: 'liveness',
+        summary: 'Liveness: the process answers.',
+        tags: ['Operations'],
+        security: [],
+        responses: { '200': { description: 'Alive.', content: { 'text/plain': { schema: { const: 'ok' } } } } },
+      },
+    },
+    '/metrics': {
+      get: {
+        operationId: 'metrics',
+        summary: 'Prometheus metrics (with METRICS_TOKEN set, that bearer is needed; METRICS_PORT moves them off this port).',
+        tags: ['Operations'],
+        security: [{}, { metricsToken: [] }],
+        responses: {
+          '200': { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } },
+          '401': problem('A metrics token is required.'),
+        },
+      },
+    },
+    '/openapi.json': {
+      get: {
+        operationId: 'openApiDocument',
+        summary: 'This document.',
+        tags: ['Operations'],
+        security: [],
+        responses: {
+          '200': { description: 'OpenAPI 3.1.', content: { 'application/json': { schema: { type: 'object' } } } },
+          '304': { description: 'Not modified (If-None-Match matched the ETag).' },
+        },
+      },
+    },
+  };
+}
+
+const strip = (schema: Json): Json => {
+  const { $schema: _s, $id: _i, ...rest } = schema;
+  return rest;
+};
+
+/** The whole document, as plain JSON data. */
+export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly RestRoute[], opts: OpenApiOptions): Json {
+  // Named shapes and each route's answer go under components.schemas, referring to each other.
+  const registry = z.registry<{ id: string }>();
+  for (const [id, s] of Object.entries(NAMED_SCHEMAS)) registry.add(s, { id });
+  const ids = new Set<string>();
+  for (const route of routes) {
+    const id = operationIdOf(route);
+    if (ids.has(id)) throw new Error(`OpenAPI: two routes are named ${id}`);
+    ids.add(id);
+    if (route.response && !registry.has(route.response)) registry.add(route.response, { id: `${id[0]!.toUpperCase()}${id.slice(1)}Response` });
+  }
+  const uri = (id: string) => `#/components/schemas/${id}`;
+  const printed = z.toJSONSchema(registry, { uri }) as { schemas: Record<string, Json> };
+  const schemas = Object.fromEntries(Object.entries(printed.schemas).map(([id, s]) => [id, strip(s)]));
+  const responseRef = (route: RestRoute): Json | null => (route.response ? { $ref: uri(registry.get(route.response)!.id) } : null);
+
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    const path = openApiPath(route.url);
+    (paths[path] ??= {})[route.method.toLowerCase()] = operationOfRoute(schema, route, responseRef);
+  }
+  for (const [path, ops] of Object.entries({ ...plainPaths(), ...otherHostPaths(opts.zone) })) paths[path] = { ...paths[path], ...ops };
+  const sorted = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: `${opts.serviceName} REST API`,
+      version: opts.version,
+      description: [
+        'The REST paths of the API host, the same operations as GraphQL (`/graphql`).',
+        '',
+        '- Bodies are JSON with snake_case keys; errors are `application/problem+json` (RFC 9457) with a `code`.',
+        '- Authenticate with the `session` cookie or `Authorization: Bearer <session token>`; a service token (`tsk_…`) reaches only what its scopes name.',
+        '- A write (POST, PATCH, PUT, DELETE) without a bearer token from an `Origin` not in `ALLOWED_ORIGINS` is refused with 403.',
+        '- The OAuth protocol endpoints follow their RFCs and are listed in `/.well-known/oauth-authorization-server`: device authorization (RFC 8628), token (RFC 6749), revocation (RFC 7009), introspection (RFC 7662), dynamic registration (RFC 7591).',
+      ].join('\n'),
+    },
+    servers: [{ url: opts.serverUrl }],
+    tags: TAGS.map(({ name, description }) => ({ name, description })),
+    security: [{ cookie: [] }, { sessionBearer: [] }],
+    paths: sorted,
+    components: {
+      schemas,
+      securitySchemes: {
+        cookie: { type: 'apiKey', in: 'cookie', name: 'session', description: 'The session cookie set by a sign-in (the dashboard).' },
+        sessionBearer: { type: 'http', scheme: 'bearer', description: 'The session token answered by a sign-in (API clients).' },
+        serviceToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'tsk_<32 base62><6 base62 CRC32>',
+          description: 'A service token (API.md section 12). Each operation lists the scopes that reach it; a token without one of them gets 403.',
+        },
+        internalToken: { type: 'http', scheme: 'bearer', description: 'INTERNAL_API_TOKEN, for the edge.' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when set.' },
+      },
+    },
+  };
+}
+
+/** Every path and method of the document, as `METHOD /path` (for the coverage test). */
+export function documentedOperations(doc: Json): Set<string> {
+  const out = new Set<string>();
+  for (const [path, ops] of Object.entries(doc.paths as Record<string, Json>)) for (const method of Object.keys(ops)) if (method !== 'servers') out.add(`${method.toUpperCase()} ${path}`);
+  return out;
+}
