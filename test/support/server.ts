@@ -11,6 +11,7 @@ import { loadConfig } from '../../src/infra/config.js';
 import { createDeps, type Deps } from '../../src/deps.js';
 import { lazyFixture, useFixture, type FixtureOptions } from './fixture.js';
 import { request, type Reply, type RequestOptions } from './http.js';
+import { checkAgainstContract, compileContract, type Contract } from './openapi-contract.js';
 import { TestSmtp } from './smtp.js';
 
 /** A running server as tests and helpers use it. */
@@ -85,13 +86,21 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const app = await buildApp(deps);
   const address = await app.listen(opts.port ?? 0, '127.0.0.1');
   const url = address.replace('127.0.0.1', 'localhost');
+  // Every answer from a REST path is checked against the server's own OpenAPI document.
+  let contract: Promise<Contract> | null = null;
+  const contractOf = () =>
+    (contract ??= app.fastify.inject({ method: 'GET', url: '/openapi.json', headers: { host: 'localhost' } }).then((r) => compileContract(r.json())));
   return {
     url,
     deps,
     app,
     smtp,
     clock,
-    request: (path, o) => request(url, path, o),
+    async request(path, o) {
+      const reply = await request(url, path, o);
+      checkAgainstContract(await contractOf(), path, o ?? {}, reply);
+      return reply;
+    },
     async close() {
       await app.close();
       await deps.close();
