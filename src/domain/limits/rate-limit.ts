@@ -41,6 +41,11 @@ export const LIMITS = {
   deviceRequestsPerNetwork: { name: 'device-request', max: 30, windowMs: MINUTES_15 },
   /** Dynamic client registrations (API.md section 13) per client network. */
   clientRegistrationsPerNetwork: { name: 'oauth-register', max: 20, windowMs: HOUR },
+  /**
+   * Deliveries an account asks for by hand (test events and manual retries): each makes this
+   * server POST to the account's URL, so they are bounded like any other request for work.
+   */
+  webhookManualSends: { name: 'webhook-manual', max: 20, windowMs: MINUTES_15 },
   /** The mfa-failed notice: at most one per account per hour. */
   mfaFailedNotice: { name: 'mfa-failed-notice', max: 1, windowMs: HOUR },
 } satisfies Record<string, Limit>;

@@ -10,6 +10,7 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../activity/webhook-
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
+import { LIMITS, reserve } from '../limits/rate-limit.js';
 import { inTransaction } from '../store.js';
 import { requireRecentAuth } from '../sessions/recent-auth.js';
 import { checkedTarget, RefusedUrl } from '../../infra/net/public-fetch.js';
@@ -157,7 +158,10 @@ export async function rotateWebhookSecret(deps: FlowDeps, viewer: Viewer, id: st
 }
 
 /** Queues a `webhook.test` event for this endpoint alone, whatever it subscribes to. */
+const MANUAL_SENDS_MESSAGE = 'Too many test events and retries. Try again later.';
+
 export async function sendTestEvent(deps: FlowDeps, accountId: string, id: string): Promise<string> {
+  await reserve(deps.cache, LIMITS.webhookManualSends, accountId, MANUAL_SENDS_MESSAGE);
   const row = await ownWebhook(deps, accountId, id);
   const now = deps.clock();
   const eventId = `msg_${randomUUID().replaceAll('-', '')}`;
@@ -177,6 +181,7 @@ export async function listDeliveries(deps: Pick<DomainDeps, 'db'>, accountId: st
 
 /** Sends a delivery again now (by its id or one of its attempts' ids, as the log lists them). */
 export async function retryDelivery(deps: FlowDeps, accountId: string, id: string, deliveryId: string): Promise<void> {
+  await reserve(deps.cache, LIMITS.webhookManualSends, accountId, MANUAL_SENDS_MESSAGE);
   const row = await ownWebhook(deps, accountId, id);
   if (!isUuid(deliveryId) || !(await requeueDelivery(deps.db, row.id, deliveryId, deps.clock()))) throw notFound('No such delivery.');
   deps.webhookNotify();

@@ -233,6 +233,25 @@ test('a test event goes to that endpoint whatever it subscribes to; GraphQL list
   assert.deepEqual(g.json.data.me.webhooks, [{ id: w.id, events: ['card.published'], deliveries: [{ type: 'webhook.test', attempt: 1, statusCode: 200 }] }]);
 });
 
+test('test events and manual retries are limited per account: the 21st in 15 minutes is 429, counted before the work', async () => {
+  const a = await account();
+  const w = await endpoint(a, ['card.published']);
+  for (let i = 0; i < 19; i++) assert.equal((await s.request(`/api/webhooks/${w.id}/test`, { method: 'POST', bearer: a.token })).status, 202);
+  // A retry of an unknown delivery is 404, and still counts (the 20th).
+  const unknown = await s.request(`/api/webhooks/${w.id}/deliveries/00000000-0000-4000-8000-000000000000/retry`, { method: 'POST', bearer: a.token });
+  assert.equal(unknown.status, 404);
+  const past = await s.request(`/api/webhooks/${w.id}/test`, { method: 'POST', bearer: a.token });
+  assertProblem(past, 429, 'RATE_LIMITED');
+  assert.ok(Number(past.headers['retry-after']) > 0);
+  const retry = await s.request(`/api/webhooks/${w.id}/deliveries/00000000-0000-4000-8000-000000000000/retry`, { method: 'POST', bearer: a.token });
+  assertProblem(retry, 429, 'RATE_LIMITED');
+  // Another account has its own budget.
+  const b = await account();
+  const wb = await endpoint(b, ['card.published']);
+  assert.equal((await s.request(`/api/webhooks/${wb.id}/test`, { method: 'POST', bearer: b.token })).status, 202);
+  await receiver.waitFor(() => at(w.path, 'webhook.test').length === 19);
+});
+
 test('a failing endpoint is retried on the schedule with the same webhook-id; a manual retry sends a finished delivery again', async () => {
   const a = await account();
   const w = await endpoint(a, ['tunnel.created']);
