@@ -3,7 +3,8 @@
 // domains) held for their last owner for 30 days under advisory locks.
 import type { DbHandle, Tx } from '../store.js';
 
-/** A tunnel with what its card hosts and its webhook events need. */
+/** A tunnel row with its owner's slug (its hosts need it): what the surfaces show, the card
+ *  hosts and the webhook events are all worked out from this. */
 export interface OwnedTunnel {
   id: string;
   subdomain: string;
@@ -16,7 +17,7 @@ export interface OwnedTunnel {
   account: { slug: string };
 }
 
-const OWNED = {
+const TUNNEL = {
   id: true,
   subdomain: true,
   customDomain: true,
@@ -29,7 +30,7 @@ const OWNED = {
 } as const;
 
 export function findOwnedTunnel(db: DbHandle, accountId: string, id: string): Promise<OwnedTunnel | null> {
-  return db.tunnel.findFirst({ where: { id, accountId }, select: OWNED });
+  return db.tunnel.findFirst({ where: { id, accountId }, select: TUNNEL });
 }
 
 /** Counts one more tunnel for the account; false when it already has `max`. */
@@ -46,7 +47,7 @@ export function insertTunnel(
   tx: Tx,
   tunnel: { accountId: string; subdomain: string; customDomain: string | null; access: string; allowedEmails: string[] },
 ): Promise<OwnedTunnel> {
-  return tx.tunnel.create({ data: tunnel, select: OWNED });
+  return tx.tunnel.create({ data: tunnel, select: TUNNEL });
 }
 
 export function updateTunnelRow(
@@ -54,7 +55,7 @@ export function updateTunnelRow(
   id: string,
   data: { discoverable?: boolean; subdomain?: string; customDomain?: string | null; access?: string; allowedEmails?: string[] },
 ): Promise<OwnedTunnel> {
-  return tx.tunnel.update({ where: { id }, data, select: OWNED });
+  return tx.tunnel.update({ where: { id }, data, select: TUNNEL });
 }
 
 /** Deletes the account's tunnel; false when it was gone already. */
@@ -64,7 +65,7 @@ export async function deleteTunnelRow(tx: Tx, accountId: string, id: string): Pr
 }
 
 export function readTunnelTools(db: DbHandle, id: string): Promise<(OwnedTunnel & { accountId: string }) | null> {
-  return db.tunnel.findUnique({ where: { id }, select: { ...OWNED, accountId: true } });
+  return db.tunnel.findUnique({ where: { id }, select: { ...TUNNEL, accountId: true } });
 }
 
 /** Replaces the pinned tool names; false when the tunnel is gone. */
@@ -74,45 +75,9 @@ export async function setPinnedTools(db: DbHandle, id: string, names: string[]):
   return count === 1;
 }
 
-/** A tunnel as the surfaces show it, with its owner's slug for the host. */
-export interface TunnelListRow {
-  id: string;
-  subdomain: string;
-  customDomain: string | null;
-  discoverable: boolean;
-  pinnedTools: string[];
-  access: string;
-  allowedEmails: string[];
-  createdAt: Date;
-  slug: string;
-}
-
-const LISTED = {
-  id: true,
-  subdomain: true,
-  customDomain: true,
-  discoverable: true,
-  pinnedTools: true,
-  access: true,
-  allowedEmails: true,
-  createdAt: true,
-  account: { select: { slug: true } },
-} as const;
-
-const listed = (t: Omit<TunnelListRow, 'slug'> & { account: { slug: string } }): TunnelListRow => {
-  const { account, ...rest } = t;
-  return { ...rest, slug: account.slug };
-};
-
 /** The account's tunnels, oldest first. */
-export async function selectTunnels(db: DbHandle, accountId: string): Promise<TunnelListRow[]> {
-  return (await db.tunnel.findMany({ where: { accountId }, orderBy: { createdAt: 'asc' }, select: LISTED })).map(listed);
-}
-
-/** One of the account's tunnels; null for an unknown one or another account's. */
-export async function selectTunnel(db: DbHandle, accountId: string, id: string): Promise<TunnelListRow | null> {
-  const t = await db.tunnel.findFirst({ where: { id, accountId }, select: LISTED });
-  return t && listed(t);
+export function selectTunnels(db: DbHandle, accountId: string): Promise<OwnedTunnel[]> {
+  return db.tunnel.findMany({ where: { accountId }, orderBy: { createdAt: 'asc' }, select: TUNNEL });
 }
 
 /** The names of the account's tunnels (their card hosts, for invalidation). */

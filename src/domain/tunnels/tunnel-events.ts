@@ -6,23 +6,10 @@
 import type { AccountChange } from '../activity/account-change.js';
 import type { OwnedTunnel } from './store.js';
 import { cardHostsOf, tunnelHost } from './names.js';
+import { viewJson, viewOf } from './tunnel-view.js';
 
 /** The tunnel as GET /api/tunnels/<id> shows it. */
-export function tunnelData(t: OwnedTunnel, zone: string): Record<string, unknown> {
-  const host = tunnelHost(t.subdomain, t.account.slug, zone);
-  return {
-    id: t.id,
-    subdomain: t.subdomain,
-    host,
-    url: `https://${host}/mcp`,
-    custom_domain: t.customDomain,
-    discoverable: t.discoverable,
-    pinned_tools: t.pinnedTools,
-    access: t.access === 'oauth' ? 'oauth' : 'public',
-    allowed_emails: t.allowedEmails,
-    created_at: t.createdAt.toISOString(),
-  };
-}
+const tunnelData = (t: OwnedTunnel, zone: string): Record<string, unknown> => viewJson(viewOf(t, zone));
 
 function cardData(t: OwnedTunnel, zone: string): Record<string, unknown> {
   return {

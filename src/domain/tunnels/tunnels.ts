@@ -13,18 +13,19 @@ import {
   insertTunnel,
   releaseTunnelSlot,
   reserveTunnelSlot,
-  selectTunnel,
   selectTunnels,
   updateTunnelRow,
   type OwnedTunnel,
-  type TunnelListRow,
 } from './store.js';
 import { violates } from '../../infra/db/errors.js';
 import { badRequest, conflict, noSuchTunnel } from '../errors.js';
 import type { DomainEvents } from '../events.js';
-import { assertValidSubdomain, cardHostsOf, normalizeCustomDomain, tunnelHost } from './names.js';
+import { assertValidSubdomain, cardHostsOf, normalizeCustomDomain } from './names.js';
 import { claimName, releaseNames } from './released-names.js';
 import { parseAccess, parseAllowedEmails, type TunnelAccess } from './access.js';
+import { viewOf, type TunnelView } from './tunnel-view.js';
+
+export type { TunnelView } from './tunnel-view.js';
 
 export interface TunnelsDeps extends Pick<DomainDeps, 'outbox' | 'mailNotify' | 'webhookNotify'> {
   db: Db;
@@ -147,36 +148,6 @@ export async function deleteTunnel(deps: TunnelsDeps, accountId: string, id: str
 }
 
 
-/** A tunnel as the surfaces show it (API.md section 4): its host and MCP URL worked out. */
-export interface TunnelView {
-  id: string;
-  subdomain: string;
-  host: string;
-  url: string;
-  customDomain: string | null;
-  discoverable: boolean;
-  pinnedTools: string[];
-  access: TunnelAccess;
-  allowedEmails: string[];
-  createdAt: Date;
-}
-
-function viewOf(t: TunnelListRow, zone: string): TunnelView {
-  const host = tunnelHost(t.subdomain, t.slug, zone);
-  return {
-    id: t.id,
-    subdomain: t.subdomain,
-    host,
-    url: `https://${host}/mcp`,
-    customDomain: t.customDomain,
-    discoverable: t.discoverable,
-    pinnedTools: t.pinnedTools,
-    access: t.access === 'oauth' ? 'oauth' : 'public',
-    allowedEmails: t.allowedEmails,
-    createdAt: t.createdAt,
-  };
-}
-
 /** The account's tunnels, oldest first. */
 export async function listTunnels(deps: Pick<TunnelsDeps, 'db' | 'config'>, accountId: string): Promise<TunnelView[]> {
   return (await selectTunnels(deps.db, accountId)).map((t) => viewOf(t, deps.config.zone));
@@ -184,7 +155,7 @@ export async function listTunnels(deps: Pick<TunnelsDeps, 'db' | 'config'>, acco
 
 /** One of the account's tunnels; NOT_FOUND for an unknown one or another account's. */
 export async function getTunnel(deps: Pick<TunnelsDeps, 'db' | 'config'>, accountId: string, id: string): Promise<TunnelView> {
-  const t = await selectTunnel(deps.db, accountId, id);
+  const t = await findOwnedTunnel(deps.db, accountId, id);
   if (!t) throw noSuchTunnel();
   return viewOf(t, deps.config.zone);
 }
