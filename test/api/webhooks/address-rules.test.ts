@@ -11,6 +11,12 @@ import { ConfigError, loadConfig } from '../../../src/infra/config.js';
 
 const s = useServer({ env: { TRUST_PROXY: 'true' } });
 
+/** A worker of this test's own on the server's stores (the server's own is stopped first). */
+function workerOf(opts: Pick<ConstructorParameters<typeof WebhookWorker>[0], 'retryScheduleMs' | 'allowPrivate' | 'fetchOptions'>): WebhookWorker {
+  const { db, cipher, logger, outbox, mailContext } = s.deps;
+  return new WebhookWorker({ db, cipher, clock: s.clock.now, logger, outbox, mailNotify: () => {}, mailContext, timeoutMs: 2000, ...opts });
+}
+
 async function account(): Promise<SignedIn> {
   return signedIn(s, { headers: fromIp(randomIp()), verified: true });
 }
@@ -52,16 +58,8 @@ test('a host that turned private after creation is refused at delivery, logged, 
   });
   await s.deps.webhookWorker.stop();
   try {
-    const worker = new WebhookWorker({
-      db: s.deps.db,
-      cipher: s.deps.cipher,
-      clock: s.clock.now,
-      logger: s.deps.logger,
-      outbox: s.deps.outbox,
-      mailNotify: () => {},
-      mailContext: s.deps.mailContext,
+    const worker = workerOf({
       retryScheduleMs: [5000],
-      timeoutMs: 2000,
       allowPrivate: false,
       // The name now answers a private address (DNS rebinding, or a changed record).
       fetchOptions: { resolve: async () => [{ address: '10.1.2.3', family: 4 }] },
@@ -96,18 +94,7 @@ test('WEBHOOK_RETRY_SCHEDULE: the operator sets the waits; after the last attemp
   });
   await s.deps.webhookWorker.stop();
   try {
-    const worker = new WebhookWorker({
-      db: s.deps.db,
-      cipher: s.deps.cipher,
-      clock: s.clock.now,
-      logger: s.deps.logger,
-      outbox: s.deps.outbox,
-      mailNotify: () => {},
-      mailContext: s.deps.mailContext,
-      retryScheduleMs: [1000, 2000],
-      timeoutMs: 2000,
-      allowPrivate: true,
-    });
+    const worker = workerOf({ retryScheduleMs: [1000, 2000], allowPrivate: true });
     await s.request(`/api/webhooks/${w.id}/test`, { method: 'POST', bearer: a.token });
     worker.start();
     await worker.drain();
