@@ -106,20 +106,28 @@ function securityOf(schema: GraphQLSchema, route: RestRoute): Json[] {
   return [{ cookie: [] }, { sessionBearer: [] }, ...scopes.map((scope) => ({ serviceToken: [scope] }))];
 }
 
+/** What any request may meet, whatever its path: HTTP framing refused before routing. */
+const TRANSPORT_400 = 'A malformed request: an invalid or repeated Host header.';
+const LONG_PARAM_414 = 'A path parameter over 100 characters.';
+
 function errorsOf(route: RestRoute): Map<number, string> {
   const errors = new Map<number, string[]>();
   const add = (status: number, text: string) => errors.set(status, [...(errors.get(status) ?? []), text]);
   for (const [status, text] of Object.entries(route.errors ?? {}) as [string, string][]) add(Number(status) as ErrorStatus, text);
-  if (route.body || route.query) add(400, 'A malformed request: the body is not a JSON object, or a field or parameter is missing or of the wrong type.');
+  // Every write parses a JSON body when one is sent, whether or not the path reads fields from it.
+  const write = route.method !== 'GET';
+  if (write || route.query) add(400, 'The body is not a JSON object, or a field or parameter is missing or of the wrong type.');
+  add(400, TRANSPORT_400);
   if (!route.public) {
     add(401, 'Not signed in, or the session or token is no longer valid.');
-    add(403, "A service token whose scopes do not reach this path (FORBIDDEN).");
+    add(403, 'A service token whose scopes do not reach this path (FORBIDDEN).');
   }
-  if (route.method !== 'GET') add(403, 'A cookie-authenticated (or anonymous) write from an Origin not in ALLOWED_ORIGINS.');
-  if (route.body) {
+  if (write) {
+    add(403, 'A cookie-authenticated (or anonymous) write from an Origin not in ALLOWED_ORIGINS.');
     add(413, 'The body is over 64 KiB.');
     add(415, 'The body is not application/json.');
   }
+  if (route.params) add(414, LONG_PARAM_414);
   return new Map([...errors].sort(([a], [b]) => a - b).map(([status, texts]) => [status, [...new Set(texts)].join(' Or: ')]));
 }
 
@@ -343,6 +351,22 @@ function plainPaths(): Record<string, Json> {
   };
 }
 
+/** The framing answers every hand-described operation may give too (see errorsOf). */
+function withTransportErrors(path: string, ops: Json): Json {
+  const out: Json = {};
+  for (const [method, op] of Object.entries(ops)) {
+    if (method === 'servers') {
+      out[method] = op;
+      continue;
+    }
+    const responses = { ...((op as Json).responses as Json) };
+    responses['400'] ??= problem(TRANSPORT_400);
+    if (path.includes('{')) responses['414'] ??= problem(LONG_PARAM_414);
+    out[method] = { ...(op as Json), responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))) };
+  }
+  return out;
+}
+
 const strip = (schema: Json): Json => {
   const { $schema: _s, $id: _i, ...rest } = schema;
   return rest;
@@ -370,7 +394,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
     const path = openApiPath(route.url);
     (paths[path] ??= {})[route.method.toLowerCase()] = operationOfRoute(schema, route, responseRef);
   }
-  for (const [path, ops] of Object.entries({ ...plainPaths(), ...otherHostPaths(opts.zone) })) paths[path] = { ...paths[path], ...ops };
+  for (const [path, ops] of Object.entries({ ...plainPaths(), ...otherHostPaths(opts.zone) })) paths[path] = { ...paths[path], ...withTransportErrors(path, ops) };
   const sorted = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
 
   return {

@@ -95,7 +95,7 @@ test("every REST row of API.md's sections is in the document, with a summary and
   assert.ok(ops.get('POST /auth/login')!.responses['200'].headers['Set-Cookie']);
   assert.ok(ops.get('POST /api/webhooks')!.responses['409']);
   assert.match(ops.get('POST /api/webhooks')!.responses['403'].description, /REAUTH_REQUIRED/);
-  assert.deepEqual(Object.keys(ops.get('DELETE /api/tunnels/{id}')!.responses).sort(), ['204', '401', '403', '404', '5XX']);
+  assert.deepEqual(Object.keys(ops.get('DELETE /api/tunnels/{id}')!.responses).sort(), ['204', '400', '401', '403', '404', '413', '414', '415', '5XX']);
   const created = doc.components.schemas.CreatedWebhook;
   assert.ok(created.required.includes('secret'));
   assert.equal(doc.components.schemas.Webhook.properties.secret, undefined, 'the secret is only in the creation answer');
