@@ -8,7 +8,7 @@ import { notFound } from '../errors.js';
 import { findOwnedTunnel } from '../tunnels/store.js';
 import { tunnelHost } from '../tunnels/names.js';
 import { oauthResource } from './resources.js';
-import { clientNames, deleteGrantAndModels, findAccountForGrant, findGrant, selectAccountGrants, selectResourceGrants, type GrantRow } from './store.js';
+import { clientNames, deleteGrantAndModels, findGrant, holderEmails, selectAccountGrants, selectResourceGrants, type GrantRow } from './store.js';
 
 type GrantDeps = Pick<DomainDeps, 'db' | 'clock' | 'events' | 'outbox' | 'mailNotify' | 'webhookNotify'> & { config: { zone: string } };
 
@@ -26,26 +26,31 @@ export interface GrantView {
   email: string | null;
 }
 
+// One lookup per distinct client, resource and holder, not per grant: a tunnel's owner may list
+// many holders of one resource, an account many grants of one client.
 async function views(deps: GrantDeps, rows: readonly GrantRow[], withEmail: boolean): Promise<GrantView[]> {
-  const names = await clientNames(deps.db, [...new Set(rows.map((r) => r.clientId))]);
-  return Promise.all(
-    rows.map(async (g) => {
-      const [resource = '', scope = ''] = Object.entries(g.resources)[0] ?? [];
-      const found = await oauthResource(deps, resource);
-      const holder = withEmail ? await findAccountForGrant(deps.db, g.accountId) : null;
-      return {
-        id: g.id,
-        clientId: g.clientId,
-        clientName: names.get(g.clientId) ?? g.clientId,
-        resource,
-        tunnel: found && { id: found.tunnel.id, host: found.host },
-        scopes: scope.split(' ').filter(Boolean),
-        createdAt: g.createdAt,
-        lastUsedAt: g.lastUsedAt,
-        email: holder?.email ?? null,
-      };
-    }),
-  );
+  const distinct = <T>(values: T[]) => [...new Set(values)];
+  const resourceOf = (g: GrantRow) => Object.keys(g.resources)[0] ?? '';
+  const [names, emails, resources] = await Promise.all([
+    clientNames(deps.db, distinct(rows.map((r) => r.clientId))),
+    withEmail ? holderEmails(deps.db, distinct(rows.map((r) => r.accountId))) : new Map<string, string>(),
+    Promise.all(distinct(rows.map(resourceOf)).map(async (r) => [r, await oauthResource(deps, r)] as const)).then((pairs) => new Map(pairs)),
+  ]);
+  return rows.map((g) => {
+    const [resource = '', scope = ''] = Object.entries(g.resources)[0] ?? [];
+    const found = resources.get(resource);
+    return {
+      id: g.id,
+      clientId: g.clientId,
+      clientName: names.get(g.clientId) ?? g.clientId,
+      resource,
+      tunnel: found ? { id: found.tunnel.id, host: found.host } : null,
+      scopes: scope.split(' ').filter(Boolean),
+      createdAt: g.createdAt,
+      lastUsedAt: g.lastUsedAt,
+      email: emails.get(g.accountId) ?? null,
+    };
+  });
 }
 
 /** The account's authorized applications, newest first. */

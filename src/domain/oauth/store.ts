@@ -106,6 +106,13 @@ export function findAccountForGrant(db: Db, id: string): Promise<{ id: string; e
   return db.account.findUnique({ where: { id }, select: { id: true, email: true } });
 }
 
+/** Account id → address, for the holders of a tunnel owner's grant list (one query). */
+export async function holderEmails(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.account.findMany({ where: { id: { in: [...ids] } }, select: { id: true, email: true } });
+  return new Map(rows.map((r) => [r.id, r.email]));
+}
+
 /** A stored grant, as the console lists it. */
 export interface GrantRow {
   id: string;
