@@ -32,6 +32,8 @@ export function compileContract(doc: Json): Contract {
   ajv.addSchema(doc, DOC_ID);
   const operations: Operation[] = [];
   for (const [path, ops] of Object.entries(doc.paths as Json)) {
+    // Paths with servers of their own (cards on tunnel hosts, /status on ZONE) are not the API host's.
+    if ((ops as Json).servers) continue;
     const pattern = new RegExp(`^${path.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`);
     for (const [method, op] of Object.entries(ops as Json)) if (method !== 'servers') operations.push({ method: method.toUpperCase(), path, pattern, responses: (op as Json).responses });
   }
