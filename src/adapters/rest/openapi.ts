@@ -333,6 +333,7 @@ function plainPaths(): Record<string, Json> {
         responses: {
           '200': { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } },
           '401': problem('A metrics token is required.'),
+          '404': problem('Not served on this port: production without METRICS_TOKEN, or METRICS_PORT set.'),
         },
       },
     },
