@@ -23,6 +23,8 @@ import { createHostRoutedServer } from './adapters/http/server.js';
 import { clearSessionCookie, clientInfo, registerSessionAuth, setSessionCookie } from './adapters/http/session-auth.js';
 import { trustProxyOption } from './adapters/http/client-ip.js';
 import { createZoneHandler } from './adapters/http/zone-host.js';
+import { registerInternalStatusRoutes } from './adapters/http/routes/internal-status.js';
+import { incidentList } from './adapters/http/status/incident-list.js';
 import { LINK_PAGES, registerLinkPages } from './adapters/pages/link-pages.js';
 import { CONSOLE_ROUTES, consoleEnabled, registerConsole } from './adapters/console/console.js';
 import { registerGraphiQLAssets } from './adapters/console/graphiql.js';
@@ -63,7 +65,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   // (bounded, so a Redis that does not answer cannot hold the start-up) while the rest is built.
   const subscribed = wireCardInvalidation(deps, resolver);
   const oauth = await OAuthServer.start(deps);
-  const zoneHost = createZoneHandler({ status: statusService(deps), views: statusViews(config.serviceName), metrics });
+  const zoneHost = createZoneHandler({ status: statusService(deps), incidents: incidentList(deps), views: statusViews(config.serviceName), metrics });
   const cards = createCardHandlers({ resolver, metrics, logger });
 
   const fastify = Fastify({
@@ -117,6 +119,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   registerOAuthRoutes(fastify, deps);
   registerOAuthServerRoutes(fastify, { ...deps, oauth });
   registerInternalTunnelRoutes(fastify, deps, config.internalApiToken);
+  registerInternalStatusRoutes(fastify, deps, config.internalApiToken);
   registerHealthRoutes(fastify, deps);
   registerMetricsRoute(fastify, deps);
 

@@ -14,6 +14,8 @@ import { wantsHtml, type Rendered, type SnapshotView, type StatusViews } from '.
 
 export interface ZoneHostDeps {
   status: Pick<StatusService, 'fresh' | 'current' | 'freshHistory' | 'currentHistory'>;
+  /** GET /status/incidents: the last 90 days of incidents (read at most every few seconds). */
+  incidents: () => Promise<Rendered>;
   views: StatusViews;
   metrics: Pick<Metrics, 'hotDuration'>;
 }
@@ -41,6 +43,7 @@ const BADGES = new Map<string, BadgeOf>([
 /** Metric route labels: fixed patterns, never the raw path. */
 const BADGE_ROUTE = (path: string): string => (path === '/status/badge.svg' || path === '/status/badge.json' ? path : '/status/<component>/badge.svg');
 const HISTORY_PATH = '/status/history';
+const INCIDENTS_PATH = '/status/incidents';
 
 function write(method: string, res: ServerResponse, status: number, rendered: Rendered): number {
   res.writeHead(status, rendered.headers);
@@ -51,7 +54,7 @@ function write(method: string, res: ServerResponse, status: number, rendered: Re
 const writeStatus = (method: string, accept: string | undefined, res: ServerResponse, view: SnapshotView): number =>
   write(method, res, view.statusCode, wantsHtml(accept) ? view.html : view.json);
 
-export function createZoneHandler({ status, views, metrics }: ZoneHostDeps): RawHandler {
+export function createZoneHandler({ status, incidents, views, metrics }: ZoneHostDeps): RawHandler {
   const observe = routeDurations(metrics.hotDuration);
   return (req, res) => {
     const start = performance.now();
@@ -78,8 +81,14 @@ export function createZoneHandler({ status, views, metrics }: ZoneHostDeps): Raw
         (err: unknown) => observe(method, HISTORY_PATH, writeProblem(res, err instanceof AppError ? err : internalError()), start),
       );
     }
+    if (path === INCIDENTS_PATH && readable) {
+      return incidents().then(
+        (r) => observe(method, INCIDENTS_PATH, write(method, res, 200, r), start),
+        (err: unknown) => observe(method, INCIDENTS_PATH, writeProblem(res, err instanceof AppError ? err : internalError()), start),
+      );
+    }
     if (path === '/healthz' && readable) return observe(method, '/healthz', writeListed(res, HEALTHY), start);
-    if (path === '/status' || path === '/healthz' || path === HISTORY_PATH || badge !== undefined) {
+    if (path === '/status' || path === '/healthz' || path === HISTORY_PATH || path === INCIDENTS_PATH || badge !== undefined) {
       return observe(method, badge !== undefined ? BADGE_ROUTE(path) : path, writeListed(res, METHOD_NOT_ALLOWED), start);
     }
     observe(method, 'unmatched', writeListed(res, NOT_FOUND), start);

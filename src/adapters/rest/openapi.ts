@@ -204,6 +204,22 @@ function otherHostPaths(zone: string): Record<string, Json> {
   return {
     '/.well-known/mcp/server-card.json': card('getServerCard', "The tunnel's MCP Server Card."),
     '/.well-known/mcp-server-card.json': card('getServerCardAlias', 'The same card, at its second path.'),
+    '/status/incidents': {
+      servers: [{ url: `https://${zone}` }],
+      get: {
+        operationId: 'listIncidents',
+        summary: 'Incidents of the last 90 days, newest first.',
+        tags: ['Status'],
+        security: [],
+        responses: {
+          '200': {
+            description: 'The list.',
+            content: { 'application/json': { schema: { type: 'object', required: ['incidents'], properties: { incidents: { type: 'array', items: { $ref: '#/components/schemas/Incident' } } } } } },
+          },
+          '5XX': SERVER_FAULT,
+        },
+      },
+    },
     '/status': {
       servers: [{ url: `https://${zone}` }],
       get: {
@@ -216,6 +232,123 @@ function otherHostPaths(zone: string): Record<string, Json> {
           '503': { description: 'A component is down.', content: { 'application/json': { schema: { type: 'object' } }, 'text/html': { schema: { type: 'string' } } } },
         },
       },
+    },
+  };
+}
+
+const INCIDENT_SCHEMA: Json = {
+  type: 'object',
+  required: ['id', 'title', 'impact', 'status', 'components', 'created_at', 'resolved_at', 'automatic', 'updates'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string' },
+    title: { type: 'string' },
+    impact: { enum: ['minor', 'major', 'critical'] },
+    status: { enum: ['investigating', 'identified', 'monitoring', 'resolved'] },
+    components: { type: 'array', items: { type: 'string' } },
+    created_at: { type: 'string', format: 'date-time' },
+    resolved_at: { type: ['string', 'null'], format: 'date-time' },
+    automatic: { type: 'boolean', description: 'Opened by the background refresh (a component down on 3 consecutive refreshes).' },
+    updates: {
+      type: 'array',
+      description: 'Newest first.',
+      items: {
+        type: 'object',
+        required: ['status', 'message', 'at'],
+        additionalProperties: false,
+        properties: { status: { type: 'string' }, message: { type: 'string' }, at: { type: 'string', format: 'date-time' } },
+      },
+    },
+  },
+};
+
+const MAINTENANCE_SCHEMA: Json = {
+  type: 'object',
+  required: ['id', 'title', 'components', 'starts_at', 'ends_at', 'message', 'active'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string' },
+    title: { type: 'string' },
+    components: { type: 'array', items: { type: 'string' } },
+    starts_at: { type: 'string', format: 'date-time' },
+    ends_at: { type: 'string', format: 'date-time' },
+    message: { type: 'string' },
+    active: { type: 'boolean', description: 'Under way now.' },
+  },
+};
+
+/** The operators' incident and maintenance API (API.md section 17), with INTERNAL_API_TOKEN. */
+function operatorStatusPaths(): Record<string, Json> {
+  const json = (schema: Json) => ({ 'application/json': { schema } });
+  const components = { type: 'array', minItems: 1, items: { enum: ['broker', 'api', 'edge'] } };
+  const common = (extra: Json): Json => ({
+    '401': problem('INTERNAL_API_TOKEN is required.'),
+    '413': problem('The body is over 64 KiB.'),
+    '415': problem('The body is not application/json.'),
+    '5XX': SERVER_FAULT,
+    ...extra,
+  });
+  const op = (operationId: string, summary: string, rest: Json): Json => ({ operationId, summary, tags: ['Status'], security: [{ internalToken: [] }], ...rest });
+  return {
+    '/internal/status/incidents': {
+      post: op('createIncident', 'Open an incident with its first update (an operator).', {
+        requestBody: {
+          required: true,
+          content: json({
+            type: 'object',
+            required: ['title', 'impact', 'components', 'status', 'message'],
+            properties: {
+              title: { type: 'string', maxLength: 200 },
+              impact: { enum: ['minor', 'major', 'critical'] },
+              components,
+              status: { enum: ['investigating', 'identified', 'monitoring', 'resolved'] },
+              message: { type: 'string', maxLength: 5000 },
+            },
+          }),
+        },
+        responses: { '201': { description: 'The incident.', content: json({ $ref: '#/components/schemas/Incident' }) }, ...common({ '400': problem('Unknown components, or empty text.') }) },
+      }),
+    },
+    '/internal/status/incidents/{id}/updates': {
+      post: op('addIncidentUpdate', 'Post an update to an open incident (`resolved` closes it).', {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        requestBody: {
+          required: true,
+          content: json({ type: 'object', required: ['status', 'message'], properties: { status: { enum: ['investigating', 'identified', 'monitoring', 'resolved'] }, message: { type: 'string', maxLength: 5000 } } }),
+        },
+        responses: {
+          '201': { description: 'The incident with its new update.', content: json({ $ref: '#/components/schemas/Incident' }) },
+          ...common({ '400': problem('An unknown status, or empty text.'), '404': problem('No such incident.'), '409': problem('The incident is resolved already.') }),
+        },
+      }),
+    },
+    '/internal/status/maintenances': {
+      post: op('createMaintenance', 'Plan maintenance.', {
+        requestBody: {
+          required: true,
+          content: json({
+            type: 'object',
+            required: ['title', 'components', 'starts_at', 'ends_at', 'message'],
+            properties: {
+              title: { type: 'string', maxLength: 200 },
+              components,
+              starts_at: { type: 'string', format: 'date-time' },
+              ends_at: { type: 'string', format: 'date-time' },
+              message: { type: 'string', maxLength: 5000 },
+            },
+          }),
+        },
+        responses: {
+          '201': { description: 'The maintenance.', content: json({ $ref: '#/components/schemas/Maintenance' }) },
+          ...common({ '400': problem('Unknown components, bad times (ends_at not after starts_at), or empty text.') }),
+        },
+      }),
+    },
+    '/internal/status/maintenances/{id}': {
+      delete: op('deleteMaintenance', 'Cancel (delete) a maintenance.', {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '204': { description: 'Deleted.' }, '401': problem('INTERNAL_API_TOKEN is required.'), '404': problem('No such maintenance.'), '5XX': SERVER_FAULT },
+      }),
     },
   };
 }
@@ -300,6 +433,7 @@ function plainPaths(): Record<string, Json> {
         },
       },
     },
+    ...operatorStatusPaths(),
     '/readyz': {
       get: {
         operationId: 'readiness',
@@ -387,7 +521,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
   }
   const uri = (id: string) => `#/components/schemas/${id}`;
   const printed = z.toJSONSchema(registry, { uri }) as { schemas: Record<string, Json> };
-  const schemas = Object.fromEntries(Object.entries(printed.schemas).map(([id, s]) => [id, strip(s)]));
+  const schemas = { ...Object.fromEntries(Object.entries(printed.schemas).map(([id, s]) => [id, strip(s)])), Incident: INCIDENT_SCHEMA, Maintenance: MAINTENANCE_SCHEMA };
   const responseRef = (route: RestRoute): Json | null => (route.response ? { $ref: uri(registry.get(route.response)!.id) } : null);
 
   const paths: Record<string, Json> = {};

@@ -14,6 +14,7 @@ import { withTimeout } from '../../infra/timeout.js';
 import { throttled } from '../../infra/observability/log-throttle.js';
 import type { Db } from '../store.js';
 import { loadHistory, purgeHistory, recordChecks, type History } from './history.js';
+import { trackAutomaticIncidents } from './incidents.js';
 import { ageOf, problemsOf, refreshRollup, type Rollup, type StatusDeps } from './rollup.js';
 
 export const ROLLUP_TTL_MS = 10_000;
@@ -154,6 +155,10 @@ export class StatusService {
 
   private async record(rollup: Rollup): Promise<void> {
     await recordChecks(this.deps.db, rollup);
+    // Once per probe across instances, like the history: streaks, and automatic incidents.
+    const { opened, resolved } = await trackAutomaticIncidents(this.deps.db, rollup);
+    if (opened.length > 0) this.deps.logger.warn({ components: opened }, 'automatic incident opened');
+    if (resolved.length > 0) this.deps.logger.info({ components: resolved }, 'automatic incident resolved');
     const now = this.deps.clock();
     if (now.getTime() - this.lastPurgeMs >= PURGE_EVERY_MS) {
       this.lastPurgeMs = now.getTime();

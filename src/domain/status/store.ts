@@ -1,6 +1,8 @@
 // The status history's queries (the roll-up itself lives in the shared cache): one check per
 // component added to its day and minute counters, old rows purged, the rows of the last 90 days
-// and 24 hours read; and the database's liveness for readiness.
+// and 24 hours read; the database's liveness for readiness; and incidents, their updates,
+// maintenance and the failure streaks behind automatic incidents (API.md section 17).
+import type { Prisma } from '../../generated/prisma/client.js';
 import type { Db } from '../store.js';
 
 /** A component's checks and failures over some span. */
@@ -48,4 +50,134 @@ export async function readHistoryRows(db: Db, fromDay: Date, fromMinute: Date, n
 /** The database answers a trivial statement. */
 export async function pingDatabase(db: Db): Promise<void> {
   await db.$queryRawUnsafe('SELECT 1');
+}
+
+// Incidents and maintenance (API.md section 17).
+
+const INCIDENT = {
+  id: true,
+  title: true,
+  impact: true,
+  status: true,
+  components: true,
+  automatic: true,
+  createdAt: true,
+  resolvedAt: true,
+  updates: { select: { status: true, message: true, at: true }, orderBy: [{ at: 'desc' as const }, { id: 'desc' as const }] },
+} satisfies Prisma.StatusIncidentSelect;
+
+export interface IncidentRow {
+  id: string;
+  title: string;
+  impact: string;
+  status: string;
+  components: string[];
+  automatic: boolean;
+  createdAt: Date;
+  resolvedAt: Date | null;
+  updates: { status: string; message: string; at: Date }[];
+}
+
+export interface MaintenanceRow {
+  id: string;
+  title: string;
+  components: string[];
+  startsAt: Date;
+  endsAt: Date;
+  message: string;
+}
+
+const MAINTENANCE = { id: true, title: true, components: true, startsAt: true, endsAt: true, message: true } as const;
+
+/** A new incident with its first update, in one transaction. */
+export function insertIncident(
+  db: Db,
+  incident: { title: string; impact: string; status: string; components: string[]; message: string; at: Date },
+): Promise<IncidentRow> {
+  const { message, at, ...fields } = incident;
+  return db.statusIncident.create({
+    data: { ...fields, createdAt: at, updatedAt: at, resolvedAt: fields.status === 'resolved' ? at : null, updates: { create: { status: fields.status, message, at } } },
+    select: INCIDENT,
+  });
+}
+
+/**
+ * Adds an update to an open incident (one that resolves it closes it); null when there is no
+ * such incident, 'resolved' when it was closed already. The incident row is updated first, under
+ * its row lock, so two updates never both close it.
+ */
+export function insertIncidentUpdate(db: Db, id: string, update: { status: string; message: string; at: Date }): Promise<IncidentRow | null | 'resolved'> {
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.statusIncident.updateMany({
+      where: { id, resolvedAt: null },
+      data: { status: update.status, updatedAt: update.at, ...(update.status === 'resolved' ? { resolvedAt: update.at } : {}) },
+    });
+    if (count === 0) return (await tx.statusIncident.findUnique({ where: { id }, select: { id: true } })) ? 'resolved' : null;
+    await tx.statusIncidentUpdate.create({ data: { incidentId: id, ...update } });
+    return tx.statusIncident.findUniqueOrThrow({ where: { id }, select: INCIDENT });
+  });
+}
+
+/** Incidents created since `since`, newest first. */
+export function selectIncidentsSince(db: Db, since: Date): Promise<IncidentRow[]> {
+  return db.statusIncident.findMany({ where: { createdAt: { gte: since } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: INCIDENT });
+}
+
+export function insertMaintenance(db: Db, m: Omit<MaintenanceRow, 'id'> & { createdAt: Date }): Promise<MaintenanceRow> {
+  return db.statusMaintenance.create({ data: m, select: MAINTENANCE });
+}
+
+/** Deletes a maintenance; false when there was none. */
+export async function deleteMaintenanceRow(db: Db, id: string): Promise<boolean> {
+  const { count } = await db.statusMaintenance.deleteMany({ where: { id } });
+  return count === 1;
+}
+
+/**
+ * One refresh's outcome for the automatic incidents, in one transaction: each component's streak
+ * of failed refreshes grows or resets; a component whose streak reaches `threshold` opens an
+ * automatic incident unless one is open for it (the partial unique index decides, so two
+ * instances never open two); a component that answers again resolves its open one (the update
+ * that resolves it is written by whichever statement closed the row, once).
+ */
+export function recordStreaks(
+  db: Db,
+  checks: readonly { component: string; failed: boolean }[],
+  at: Date,
+  threshold: number,
+  opening: (component: string) => { title: string; message: string },
+  resolving: (component: string) => string,
+): Promise<{ opened: string[]; resolved: string[] }> {
+  return db.$transaction(async (tx) => {
+    const names = checks.map((c) => c.component);
+    const failed = checks.map((c) => (c.failed ? 1 : 0));
+    const streaks = await tx.$queryRaw<{ component: string; failures: number }[]>`
+      INSERT INTO status_component_streaks AS s (component, failures, updated_at)
+      SELECT component, failed, ${at}::timestamptz FROM unnest(${names}::text[], ${failed}::int[]) AS t(component, failed)
+      ON CONFLICT (component) DO UPDATE SET failures = CASE WHEN EXCLUDED.failures = 1 THEN s.failures + 1 ELSE 0 END, updated_at = EXCLUDED.updated_at
+      RETURNING component, failures`;
+    const opened: string[] = [];
+    for (const { component } of streaks.filter((s) => s.failures >= threshold)) {
+      const { title, message } = opening(component);
+      const rows = await tx.$queryRaw<{ id: string }[]>`
+        INSERT INTO status_incidents (id, title, impact, status, components, automatic, automatic_component, created_at, updated_at)
+        VALUES (gen_random_uuid()::text, ${title}, 'major', 'investigating', ARRAY[${component}]::text[], true, ${component}, ${at}, ${at})
+        ON CONFLICT (automatic_component) WHERE resolved_at IS NULL DO NOTHING
+        RETURNING id`;
+      for (const { id } of rows) {
+        await tx.statusIncidentUpdate.create({ data: { incidentId: id, status: 'investigating', message, at } });
+        opened.push(component);
+      }
+    }
+    const up = checks.filter((c) => !c.failed).map((c) => c.component);
+    const closed =
+      up.length === 0
+        ? []
+        : await tx.$queryRaw<{ id: string; component: string }[]>`
+            UPDATE status_incidents SET status = 'resolved', resolved_at = ${at}, updated_at = ${at}
+            WHERE automatic_component = ANY(${up}::text[]) AND resolved_at IS NULL
+            RETURNING id, automatic_component AS component`;
+    for (const { id, component } of closed) await tx.statusIncidentUpdate.create({ data: { incidentId: id, status: 'resolved', message: resolving(component), at } });
+    return { opened, resolved: closed.map((c) => c.component) };
+  });
 }

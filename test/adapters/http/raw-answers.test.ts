@@ -58,7 +58,8 @@ test('zone host: /healthz, its 404 and its 405 are lists of strings', () => {
     freshHistory: () => null,
     currentHistory: () => Promise.reject(new Error('not used')),
   };
-  const zone = createZoneHandler({ status, views: statusViews('Svc'), metrics: createMetrics() });
+  const incidents = () => Promise.reject(new Error('not used'));
+  const zone = createZoneHandler({ status, incidents, views: statusViews('Svc'), metrics: createMetrics() });
   for (const [method, url, code] of [
     ['GET', '/healthz', 200],
     ['HEAD', '/healthz?probe=1', 200],
@@ -113,7 +114,8 @@ test('zone host: /status, badges and history are rendered once per snapshot, as 
     currentHistory: () => Promise.resolve(HISTORY),
   };
   const views = statusViews('Svc');
-  const zone = createZoneHandler({ status, views, metrics: createMetrics() });
+  const incidents = () => Promise.reject(new Error('not used'));
+  const zone = createZoneHandler({ status, incidents, views, metrics: createMetrics() });
   const answers = (): Written[] =>
     [
       ['GET', '/status', 503],

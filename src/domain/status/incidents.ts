@@ -1,0 +1,177 @@
+// Incidents and planned maintenance (API.md section 17): what operators post through the internal
+// API, what the background refresh opens and resolves by itself, and what the status page lists.
+// The seed's /status roll-up does not change; these sit beside it.
+import { badRequest, conflict, notFound } from '../errors.js';
+import { isUuid } from '../ids.js';
+import type { Db } from '../store.js';
+import { COMPONENTS, type Rollup } from './rollup.js';
+import {
+  deleteMaintenanceRow,
+  insertIncident,
+  insertIncidentUpdate,
+  insertMaintenance,
+  recordStreaks,
+  selectIncidentsSince,
+  type IncidentRow,
+  type MaintenanceRow,
+} from './store.js';
+
+export const INCIDENT_IMPACTS = ['minor', 'major', 'critical'] as const;
+export const INCIDENT_STATUSES = ['investigating', 'identified', 'monitoring', 'resolved'] as const;
+export type IncidentImpact = (typeof INCIDENT_IMPACTS)[number];
+export type IncidentStatus = (typeof INCIDENT_STATUSES)[number];
+
+/** Consecutive failed refreshes (10 s apart) that open an automatic incident. */
+export const AUTOMATIC_INCIDENT_AFTER = 3;
+/** How far back the public incident list goes. */
+export const INCIDENT_HISTORY_DAYS = 90;
+const DAY_MS = 24 * 3600_000;
+
+const TITLE_MAX = 200;
+const MESSAGE_MAX = 5000;
+
+type IncidentDeps = { db: Db; clock: () => Date };
+
+export interface IncidentView {
+  id: string;
+  title: string;
+  impact: IncidentImpact;
+  status: IncidentStatus;
+  components: string[];
+  createdAt: Date;
+  resolvedAt: Date | null;
+  automatic: boolean;
+  /** Newest first. */
+  updates: { status: IncidentStatus; message: string; at: Date }[];
+}
+
+export interface MaintenanceView {
+  id: string;
+  title: string;
+  components: string[];
+  startsAt: Date;
+  endsAt: Date;
+  message: string;
+  /** Under way now. */
+  active: boolean;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function text(value: unknown, field: string, max: number): string {
+  if (typeof value !== 'string' || value.trim() === '') throw badRequest(`"${field}" must be a non-empty string.`);
+  const trimmed = value.trim();
+  if (trimmed.length > max) throw badRequest(`"${field}" is at most ${max} characters.`);
+  return trimmed;
+}
+
+function oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[]): T {
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) throw badRequest(`"${field}" must be one of ${allowed.join(', ')}.`);
+  return value as T;
+}
+
+/** A non-empty list of known component names, each once, in the roll-up's order. */
+function components(value: unknown): string[] {
+  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string')) {
+    throw badRequest(`"components" must be a non-empty list of component names (${COMPONENTS.join(', ')}).`);
+  }
+  const unknown = value.filter((v) => !(COMPONENTS as readonly string[]).includes(v));
+  if (unknown.length > 0) throw badRequest(`Unknown component: ${unknown.join(', ')}. The components are ${COMPONENTS.join(', ')}.`);
+  return COMPONENTS.filter((c) => value.includes(c));
+}
+
+function time(value: unknown, field: string): Date {
+  const at = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value) ? new Date(value) : null;
+  if (!at || Number.isNaN(at.getTime())) throw badRequest(`"${field}" must be an RFC 3339 time with a zone, such as 2026-12-01T22:00:00Z.`);
+  return at;
+}
+
+function body(input: unknown): Record<string, unknown> {
+  if (!isObject(input)) throw badRequest('The request body must be a JSON object.');
+  return input;
+}
+
+const incidentView = (r: IncidentRow): IncidentView => ({
+  id: r.id,
+  title: r.title,
+  impact: r.impact as IncidentImpact,
+  status: r.status as IncidentStatus,
+  components: r.components,
+  createdAt: r.createdAt,
+  resolvedAt: r.resolvedAt,
+  automatic: r.automatic,
+  updates: r.updates.map((u) => ({ status: u.status as IncidentStatus, message: u.message, at: u.at })),
+});
+
+export const maintenanceView = (m: MaintenanceRow, now: Date): MaintenanceView => ({ ...m, active: m.startsAt <= now && now < m.endsAt });
+
+/** POST /internal/status/incidents: a new incident with its first update (`resolved` closes it at once). */
+export async function createIncident(deps: IncidentDeps, input: unknown): Promise<IncidentView> {
+  const b = body(input);
+  const incident = {
+    title: text(b.title, 'title', TITLE_MAX),
+    impact: oneOf(b.impact, 'impact', INCIDENT_IMPACTS),
+    components: components(b.components),
+    status: oneOf(b.status, 'status', INCIDENT_STATUSES),
+    message: text(b.message, 'message', MESSAGE_MAX),
+  };
+  return incidentView(await insertIncident(deps.db, { ...incident, at: deps.clock() }));
+}
+
+/** POST /internal/status/incidents/<id>/updates: 404 unknown; 409 once it is resolved. */
+export async function addIncidentUpdate(deps: IncidentDeps, id: string, input: unknown): Promise<IncidentView> {
+  const b = body(input);
+  const update = { status: oneOf(b.status, 'status', INCIDENT_STATUSES), message: text(b.message, 'message', MESSAGE_MAX) };
+  if (!isUuid(id)) throw notFound('No such incident.');
+  const result = await insertIncidentUpdate(deps.db, id, { ...update, at: deps.clock() });
+  if (result === null) throw notFound('No such incident.');
+  if (result === 'resolved') throw conflict('This incident is resolved; open a new one.');
+  return incidentView(result);
+}
+
+/** POST /internal/status/maintenances. */
+export async function createMaintenance(deps: IncidentDeps, input: unknown): Promise<MaintenanceView> {
+  const b = body(input);
+  const fields = {
+    title: text(b.title, 'title', TITLE_MAX),
+    components: components(b.components),
+    startsAt: time(b.starts_at, 'starts_at'),
+    endsAt: time(b.ends_at, 'ends_at'),
+    message: text(b.message, 'message', MESSAGE_MAX),
+  };
+  if (fields.endsAt <= fields.startsAt) throw badRequest('"ends_at" must be after "starts_at".');
+  const now = deps.clock();
+  return maintenanceView(await insertMaintenance(deps.db, { ...fields, createdAt: now }), now);
+}
+
+/** DELETE /internal/status/maintenances/<id>. */
+export async function deleteMaintenance(deps: IncidentDeps, id: string): Promise<void> {
+  if (!isUuid(id) || !(await deleteMaintenanceRow(deps.db, id))) throw notFound('No such maintenance.');
+}
+
+/** GET /status/incidents: the last 90 days, newest first. */
+export async function listIncidents(deps: IncidentDeps): Promise<IncidentView[]> {
+  const since = new Date(deps.clock().getTime() - INCIDENT_HISTORY_DAYS * DAY_MS);
+  return (await selectIncidentsSince(deps.db, since)).map(incidentView);
+}
+
+const TITLE_OF: Record<string, string> = { broker: 'Broker unavailable', api: 'API unavailable', edge: 'Edge unavailable' };
+
+/**
+ * After a refresh this instance probed (once per probe, across instances): opens an automatic
+ * incident for a component down on AUTOMATIC_INCIDENT_AFTER consecutive refreshes, and resolves
+ * it on the first refresh that finds the component up.
+ */
+export function trackAutomaticIncidents(db: Db, rollup: Rollup): Promise<{ opened: string[]; resolved: string[] }> {
+  return recordStreaks(
+    db,
+    rollup.components.map((c) => ({ component: c.name, failed: !c.ok })),
+    new Date(rollup.checked_at),
+    AUTOMATIC_INCIDENT_AFTER,
+    (component) => ({
+      title: TITLE_OF[component] ?? `${component} unavailable`,
+      message: `Opened automatically: ${component} failed its checks on ${AUTOMATIC_INCIDENT_AFTER} consecutive refreshes. We are looking into it.`,
+    }),
+    (component) => `Resolved automatically: ${component} passes its checks again.`,
+  );
+}
