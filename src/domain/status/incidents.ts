@@ -4,7 +4,10 @@
 import { badRequest, conflict, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Db } from '../store.js';
+import { INCIDENT_IMPACTS, INCIDENT_STATUSES, type IncidentImpact, type IncidentJson, type IncidentStatus, type MaintenanceJson } from './notices.js';
 import { COMPONENTS, type Rollup } from './rollup.js';
+
+export { INCIDENT_IMPACTS, INCIDENT_STATUSES, type IncidentImpact, type IncidentJson, type IncidentStatus, type MaintenanceJson } from './notices.js';
 import {
   deleteMaintenanceRow,
   insertIncident,
@@ -12,14 +15,11 @@ import {
   insertMaintenance,
   recordStreaks,
   selectIncidentsSince,
+  selectNotices,
   type IncidentRow,
   type MaintenanceRow,
 } from './store.js';
 
-export const INCIDENT_IMPACTS = ['minor', 'major', 'critical'] as const;
-export const INCIDENT_STATUSES = ['investigating', 'identified', 'monitoring', 'resolved'] as const;
-export type IncidentImpact = (typeof INCIDENT_IMPACTS)[number];
-export type IncidentStatus = (typeof INCIDENT_STATUSES)[number];
 
 /** Consecutive failed refreshes (10 s apart) that open an automatic incident. */
 export const AUTOMATIC_INCIDENT_AFTER = 3;
@@ -104,6 +104,42 @@ const incidentView = (r: IncidentRow): IncidentView => ({
 });
 
 export const maintenanceView = (m: MaintenanceRow, now: Date): MaintenanceView => ({ ...m, active: m.startsAt <= now && now < m.endsAt });
+
+
+export const incidentJson = (i: IncidentView): IncidentJson => ({
+  id: i.id,
+  title: i.title,
+  impact: i.impact,
+  status: i.status,
+  components: i.components,
+  created_at: i.createdAt.toISOString(),
+  resolved_at: i.resolvedAt?.toISOString() ?? null,
+  automatic: i.automatic,
+  updates: i.updates.map((u) => ({ status: u.status, message: u.message, at: u.at.toISOString() })),
+});
+
+export const maintenanceJson = (m: MaintenanceView): MaintenanceJson => ({
+  id: m.id,
+  title: m.title,
+  components: m.components,
+  starts_at: m.startsAt.toISOString(),
+  ends_at: m.endsAt.toISOString(),
+  message: m.message,
+  active: m.active,
+});
+
+/** How far ahead /status shows planned maintenance. */
+export const MAINTENANCE_AHEAD_DAYS = 7;
+
+/**
+ * What /status shows beside the components (read by the refresh, so it rides in the cached
+ * roll-up, never a query per request): open incidents, newest first, and maintenance under way
+ * or starting within 7 days, soonest first.
+ */
+export async function readNotices(db: Db, now: Date): Promise<{ incidents: IncidentJson[]; maintenances: MaintenanceJson[] }> {
+  const { incidents, maintenances } = await selectNotices(db, now, new Date(now.getTime() + MAINTENANCE_AHEAD_DAYS * DAY_MS));
+  return { incidents: incidents.map((r) => incidentJson(incidentView(r))), maintenances: maintenances.map((m) => maintenanceJson(maintenanceView(m, now))) };
+}
 
 /** POST /internal/status/incidents: a new incident with its first update (`resolved` closes it at once). */
 export async function createIncident(deps: IncidentDeps, input: unknown): Promise<IncidentView> {

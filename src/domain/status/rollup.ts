@@ -1,6 +1,7 @@
 // The status roll-up (SPEC 2.6, API.md 11): probe broker and api in parallel, report edge as ok
 // without a probe (this code runs on it), count every outcome, observe each probe's duration and
 // trace the refresh as edge.status_check.
+import type { IncidentJson, MaintenanceJson } from './notices.js';
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { Cache } from '../../infra/cache/cache.js';
@@ -27,6 +28,10 @@ export interface Rollup {
   components: ComponentStatus[];
   /** RFC 3339 UTC time the refresh that produced this roll-up started (the 10 s window starts here). */
   checked_at: string;
+  /** Open incidents, newest first (API.md section 17), read by the refresh. */
+  incidents: IncidentJson[];
+  /** Maintenance under way or starting within 7 days, soonest first. */
+  maintenances: MaintenanceJson[];
 }
 
 export interface StatusDeps {
@@ -72,6 +77,9 @@ export function refreshRollup(deps: StatusDeps): Promise<Rollup> {
         status: components.every((c) => c.ok) ? 'ok' : 'degraded',
         components,
         checked_at: checkedAt,
+        // Filled in by the status service, which holds the database (service.ts).
+        incidents: [],
+        maintenances: [],
       };
       for (const c of components) {
         deps.metrics.statusChecks.inc({ component: c.name, ok: String(c.ok) });

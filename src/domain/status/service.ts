@@ -14,7 +14,7 @@ import { withTimeout } from '../../infra/timeout.js';
 import { throttled } from '../../infra/observability/log-throttle.js';
 import type { Db } from '../store.js';
 import { loadHistory, purgeHistory, recordChecks, type History } from './history.js';
-import { trackAutomaticIncidents } from './incidents.js';
+import { readNotices, trackAutomaticIncidents } from './incidents.js';
 import { ageOf, problemsOf, refreshRollup, type Rollup, type StatusDeps } from './rollup.js';
 
 export const ROLLUP_TTL_MS = 10_000;
@@ -29,6 +29,8 @@ export const HISTORY_WAIT_MS = 1_000;
 const HISTORY_READ_BOUND_MS = 2_000;
 const HISTORY_STEP_BOUND_MS = 10_000;
 const PURGE_EVERY_MS = 3600 * 1000;
+/** How long a refresh waits for the open incidents and maintenance before keeping the last ones read. */
+const NOTICES_WAIT_MS = 1_000;
 
 export interface StatusServiceDeps extends StatusDeps {
   db: Db;
@@ -194,7 +196,8 @@ export class StatusService {
   }
 
   private async refreshAndShare(): Promise<Rollup> {
-    const rollup = await refreshRollup(this.deps);
+    const [probed, notices] = await Promise.all([refreshRollup(this.deps), this.readNotices()]);
+    const rollup: Rollup = { ...probed, ...notices };
     this.logChange(rollup);
     try {
       await this.deps.cache.set(ROLLUP_KEY, JSON.stringify(rollup), ROLLUP_TTL_MS);
@@ -202,6 +205,21 @@ export class StatusService {
       this.deps.logger.warn({ err: (err as Error).message }, 'status roll-up not shared: cache unavailable');
     }
     return rollup;
+  }
+
+  /**
+   * Open incidents and maintenance for the roll-up (API.md section 17), read once per refresh so
+   * that /status never queries per request. A database that does not answer in time leaves the
+   * ones the last roll-up carried: /status still answers, as the seed's contract wants.
+   */
+  private async readNotices(): Promise<Pick<Rollup, 'incidents' | 'maintenances'>> {
+    try {
+      return await withTimeout(readNotices(this.deps.db, this.deps.clock()), NOTICES_WAIT_MS, () => new Error('timed out'));
+    } catch (err) {
+      this.warn('status incidents not read: database unavailable', err);
+      const last = this.snapshot?.rollup;
+      return { incidents: last?.incidents ?? [], maintenances: last?.maintenances ?? [] };
+    }
   }
 
   /** One line when what is wrong changes (and when it clears), not one per refresh. */
@@ -222,9 +240,10 @@ export class StatusService {
     try {
       const raw = await this.deps.cache.get(ROLLUP_KEY);
       if (!raw) return null;
-      const rollup = JSON.parse(raw) as Rollup;
-      const age = ageOf(rollup, this.deps.clock());
-      return age < ROLLUP_TTL_MS ? rollup : null;
+      const shared = JSON.parse(raw) as Rollup;
+      const age = ageOf(shared, this.deps.clock());
+      // A roll-up shared by an instance of an older version has no incidents or maintenance.
+      return age < ROLLUP_TTL_MS ? { ...shared, incidents: shared.incidents ?? [], maintenances: shared.maintenances ?? [] } : null;
     } catch {
       return null;
     }

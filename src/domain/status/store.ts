@@ -123,6 +123,15 @@ export function selectIncidentsSince(db: Db, since: Date): Promise<IncidentRow[]
   return db.statusIncident.findMany({ where: { createdAt: { gte: since } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: INCIDENT });
 }
 
+/** Open incidents (newest first) and maintenance not over by `now` starting before `until` (soonest first). */
+export async function selectNotices(db: Db, now: Date, until: Date): Promise<{ incidents: IncidentRow[]; maintenances: MaintenanceRow[] }> {
+  const [incidents, maintenances] = await Promise.all([
+    db.statusIncident.findMany({ where: { resolvedAt: null }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: 20, select: INCIDENT }),
+    db.statusMaintenance.findMany({ where: { endsAt: { gt: now }, startsAt: { lt: until } }, orderBy: [{ startsAt: 'asc' }, { id: 'asc' }], take: 20, select: MAINTENANCE }),
+  ]);
+  return { incidents, maintenances };
+}
+
 export function insertMaintenance(db: Db, m: Omit<MaintenanceRow, 'id'> & { createdAt: Date }): Promise<MaintenanceRow> {
   return db.statusMaintenance.create({ data: m, select: MAINTENANCE });
 }

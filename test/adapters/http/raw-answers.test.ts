@@ -102,6 +102,8 @@ const ROLLUP = {
     { name: 'api', ok: true, detail: 'ok', latency_ms: 1 },
     { name: 'edge', ok: false, detail: 'unreachable', latency_ms: null },
   ],
+  incidents: [],
+  maintenances: [],
 } as unknown as Snapshot['rollup'];
 const HISTORY = { components: [] } as unknown as History;
 

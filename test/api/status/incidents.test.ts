@@ -176,6 +176,8 @@ test('two instances racing to open the same automatic incident open one', async 
   const rollup = {
     status: 'degraded' as const,
     checked_at: f.s.clock.now().toISOString(),
+    incidents: [],
+    maintenances: [],
     components: [
       { name: 'broker' as const, ok: true, detail: 'ok', latency_ms: 1 },
       { name: 'api' as const, ok: false, detail: 'HTTP 503', latency_ms: 1 },
@@ -185,4 +187,40 @@ test('two instances racing to open the same automatic incident open one', async 
   const results = await Promise.all([trackAutomaticIncidents(db, rollup), trackAutomaticIncidents(db, rollup), trackAutomaticIncidents(db, rollup)]);
   assert.equal(results.flatMap((r) => r.opened).length, 1);
   assert.equal((await db.statusIncident.findMany({ where: { automatic: true, automaticComponent: 'api', resolvedAt: null } })).length, 1);
+});
+
+test('/status carries open incidents and maintenance under way or within 7 days, in JSON and on the page', async () => {
+  const db = f.s.deps.db;
+  await db.statusIncident.deleteMany({});
+  await db.statusMaintenance.deleteMany({});
+  await f.reset();
+  const now = f.s.clock.now().getTime();
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const open = (await operator('/internal/status/incidents', { ...INCIDENT, title: 'Edge <errors>', impact: 'major', components: ['edge'] })).json;
+  await operator('/internal/status/incidents', { ...INCIDENT, title: 'Over', status: 'resolved' });
+  const window = { components: ['api'], message: 'Brief pauses.' };
+  const underWay = (await operator('/internal/status/maintenances', { ...window, title: 'Now', starts_at: iso(now - 60 * S), ends_at: iso(now + 3600 * S) })).json;
+  const soon = (await operator('/internal/status/maintenances', { ...window, title: 'Soon', starts_at: iso(now + 6 * DAY_MS), ends_at: iso(now + 6 * DAY_MS + 3600 * S) })).json;
+  await operator('/internal/status/maintenances', { ...window, title: 'Later', starts_at: iso(now + 8 * DAY_MS), ends_at: iso(now + 8 * DAY_MS + 3600 * S) });
+  await operator('/internal/status/maintenances', { ...window, title: 'Over', starts_at: iso(now - 7200 * S), ends_at: iso(now - 3600 * S) });
+
+  await f.reset();
+  const r = await f.status();
+  assert.deepEqual(r.json.incidents.map((i: { id: string }) => i.id), [open.id]);
+  assert.deepEqual(r.json.incidents[0], open);
+  assert.deepEqual(r.json.maintenances.map((m: { id: string; active: boolean }) => [m.id, m.active]), [[underWay.id, true], [soon.id, false]]);
+
+  const page = await f.status({ headers: { accept: 'text/html' } });
+  assert.match(page.text, /<h2 id="incidents">Incidents<\/h2>/);
+  assert.match(page.text, /<h3>Edge &lt;errors&gt;<\/h3>/, 'escaped');
+  assert.match(page.text, /Major impact/);
+  assert.match(page.text, /<h2 id="maintenance">Planned maintenance<\/h2>/);
+  assert.ok(page.text.indexOf('data-maintenance') < page.text.indexOf('<table>'), 'above the components');
+  assert.doesNotMatch(page.text, /<script/);
+
+  // Read by the refresh, not per request: a new incident shows with the next roll-up.
+  const next = (await operator('/internal/status/incidents', { ...INCIDENT, title: 'Another' })).json;
+  assert.ok(!(await f.status()).json.incidents.some((i: { id: string }) => i.id === next.id));
+  await f.reset();
+  assert.ok((await f.status()).json.incidents.some((i: { id: string }) => i.id === next.id));
 });

@@ -17,7 +17,8 @@ test('all components ok: 200 with broker, api, edge in that order and checked_at
   const afterMs = f.s.clock.now().getTime();
   assert.equal(r.status, 200);
   assert.match(String(r.headers['content-type']), /^application\/json/);
-  assert.deepEqual(Object.keys(r.json), ['status', 'components', 'checked_at']);
+  // The seed's three fields, then what API.md section 17 adds.
+  assert.deepEqual(Object.keys(r.json), ['status', 'components', 'checked_at', 'incidents', 'maintenances']);
   assert.equal(r.json.status, 'ok');
   assert.deepEqual(withoutLatency(r.json.components), [
     { name: 'broker', ok: true, detail: 'ok' },

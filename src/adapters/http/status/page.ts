@@ -4,6 +4,7 @@
 // oldest on the left, each with a <title> naming the day, its uptime and its checks). Sized for a
 // phone first: the strip scales to the width of the page.
 import type { ComponentHistory, DayEntry, History, UptimeWindow } from '../../../domain/status/history.js';
+import type { IncidentJson, MaintenanceJson } from '../../../domain/status/notices.js';
 import type { Rollup } from '../../../domain/status/rollup.js';
 import { escapeHtml } from '../../../infra/html/escape.js';
 
@@ -35,6 +36,12 @@ td.detail{word-break:break-word;color:#59636e;font-size:.9rem}
 .uptimes dd{margin:0;font-variant-numeric:tabular-nums;font-weight:600;font-size:.875rem}
 .legend{color:#59636e;font-size:.8rem;display:flex;flex-wrap:wrap;gap:.25rem .75rem;margin:.5rem 0 0;padding:0;list-style:none}
 .swatch{display:inline-block;width:.7rem;height:.7rem;border-radius:2px;margin-right:.25rem;vertical-align:-.05rem}
+.notice{background:#fff;border-radius:.5rem;padding:.75rem;margin:0 0 .75rem;border-left:.375rem solid #d4a72c}
+.notice.major,.notice.critical{border-left-color:#cf222e}.notice.maintenance{border-left-color:#0969da}
+.notice h3{font-size:1rem;margin:0 0 .25rem;overflow-wrap:anywhere}
+.notice p{margin:.25rem 0;overflow-wrap:anywhere}
+.notice .meta{color:#59636e;font-size:.85rem}
+.tag{display:inline-block;font-size:.75rem;font-weight:600;padding:0 .4rem;border-radius:1rem;background:#eaeef2;color:#1f2328;margin-right:.25rem}
 `;
 
 /** Bar colours: no failure, some (at least 99 % up), more, nothing measured. */
@@ -112,6 +119,42 @@ export function readableUtc(iso: string): string {
   return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} UTC`;
 }
 
+const IMPACT: Record<string, string> = { minor: 'Minor', major: 'Major', critical: 'Critical' };
+const STATUS: Record<string, string> = { investigating: 'Investigating', identified: 'Identified', monitoring: 'Monitoring', resolved: 'Resolved' };
+
+const time = (iso: string): string => `<time datetime="${escapeHtml(iso)}">${escapeHtml(readableUtc(iso))}</time>`;
+
+function incidentNotice(i: IncidentJson): string {
+  const latest = i.updates[0];
+  return (
+    `<article class="notice ${escapeHtml(i.impact)}" data-incident="${escapeHtml(i.id)}"><h3>${escapeHtml(i.title)}</h3>` +
+    `<p><span class="tag">${escapeHtml(STATUS[i.status] ?? i.status)}</span><span class="tag">${escapeHtml(IMPACT[i.impact] ?? i.impact)} impact</span>` +
+    `<span class="meta">${escapeHtml(i.components.join(', '))}</span></p>` +
+    (latest ? `<p>${escapeHtml(latest.message)}</p><p class="meta">Updated ${time(latest.at)}</p>` : '') +
+    `</article>`
+  );
+}
+
+function maintenanceNotice(m: MaintenanceJson): string {
+  return (
+    `<article class="notice maintenance" data-maintenance="${escapeHtml(m.id)}"><h3>${escapeHtml(m.title)}</h3>` +
+    `<p>${m.active ? '<span class="tag">Under way</span>' : '<span class="tag">Planned</span>'}<span class="meta">${escapeHtml(m.components.join(', '))}</span></p>` +
+    `<p class="meta">${time(m.starts_at)} to ${time(m.ends_at)}</p><p>${escapeHtml(m.message)}</p></article>`
+  );
+}
+
+/** Open incidents, then maintenance under way or within 7 days (nothing when there is neither). */
+function noticesSection(rollup: Rollup): string {
+  const incidents = rollup.incidents ?? [];
+  const maintenances = rollup.maintenances ?? [];
+  const parts: string[] = [];
+  if (incidents.length > 0) parts.push(`<section aria-labelledby="incidents"><h2 id="incidents">Incidents</h2>${incidents.map(incidentNotice).join('')}</section>`);
+  if (maintenances.length > 0) {
+    parts.push(`<section aria-labelledby="maintenance"><h2 id="maintenance">Planned maintenance</h2>${maintenances.map(maintenanceNotice).join('')}</section>`);
+  }
+  return parts.join('');
+}
+
 export function renderStatusPage(rollup: Rollup, serviceName: string, history: History | null = null): string {
   const ok = rollup.status === 'ok';
   const down = rollup.components.filter((c) => !c.ok).map((c) => c.name);
@@ -133,6 +176,7 @@ export function renderStatusPage(rollup: Rollup, serviceName: string, history: H
     `<body><main><h1>${name} status</h1>` +
     `<p class="verdict ${rollup.status}" data-status="${rollup.status}">${verdict}</p>` +
     `<p class="checked">Checked at <time datetime="${escapeHtml(rollup.checked_at)}">${escapeHtml(readableUtc(rollup.checked_at))}</time></p>` +
+    noticesSection(rollup) +
     `<table><thead><tr><th scope="col">Component</th><th scope="col">Status</th><th scope="col">Detail</th></tr></thead>` +
     `<tbody>${rows}</tbody></table>${historySection(history)}</main></body></html>`
   );
