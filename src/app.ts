@@ -42,6 +42,8 @@ import { statusService } from './domain/status/service.js';
 /** The API's version in the OpenAPI document: the package's (src/app.ts and dist/main.js both sit one level under it). */
 const SERVICE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 import { statusViews } from './adapters/http/status/views.js';
+import { zoneOrigin, zonePageUrl } from './adapters/http/status/zone-url.js';
+import { statusFeed } from './adapters/http/status/feed.js';
 
 /** How long start-up waits for the card invalidation subscription (a healthy Redis: milliseconds). */
 const SUBSCRIBE_WAIT_MS = 2000;
@@ -65,7 +67,8 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   // (bounded, so a Redis that does not answer cannot hold the start-up) while the rest is built.
   const subscribed = wireCardInvalidation(deps, resolver);
   const oauth = await OAuthServer.start(deps);
-  const zoneHost = createZoneHandler({ status: statusService(deps), incidents: incidentList(deps), views: statusViews(config.serviceName), metrics });
+  const feed = statusFeed(deps, { serviceName: config.serviceName, pageUrl: zonePageUrl(config), feedUrl: `${zoneOrigin(config)}/status/feed.atom` });
+  const zoneHost = createZoneHandler({ status: statusService(deps), incidents: incidentList(deps), feed, views: statusViews(config.serviceName, zonePageUrl(config)), metrics });
   const cards = createCardHandlers({ resolver, metrics, logger });
 
   const fastify = Fastify({

@@ -16,6 +16,8 @@ export interface ZoneHostDeps {
   status: Pick<StatusService, 'fresh' | 'current' | 'freshHistory' | 'currentHistory'>;
   /** GET /status/incidents: the last 90 days of incidents (read at most every few seconds). */
   incidents: () => Promise<Rendered>;
+  /** GET /status/feed.atom (read at most every few seconds). */
+  feed: () => Promise<Rendered>;
   views: StatusViews;
   metrics: Pick<Metrics, 'hotDuration'>;
 }
@@ -44,6 +46,8 @@ const BADGES = new Map<string, BadgeOf>([
 const BADGE_ROUTE = (path: string): string => (path === '/status/badge.svg' || path === '/status/badge.json' ? path : '/status/<component>/badge.svg');
 const HISTORY_PATH = '/status/history';
 const INCIDENTS_PATH = '/status/incidents';
+const SUMMARY_PATH = '/api/v2/summary.json';
+const FEED_PATH = '/status/feed.atom';
 
 function write(method: string, res: ServerResponse, status: number, rendered: Rendered): number {
   res.writeHead(status, rendered.headers);
@@ -54,7 +58,7 @@ function write(method: string, res: ServerResponse, status: number, rendered: Re
 const writeStatus = (method: string, accept: string | undefined, res: ServerResponse, view: SnapshotView): number =>
   write(method, res, view.statusCode, wantsHtml(accept) ? view.html : view.json);
 
-export function createZoneHandler({ status, incidents, views, metrics }: ZoneHostDeps): RawHandler {
+export function createZoneHandler({ status, incidents, feed, views, metrics }: ZoneHostDeps): RawHandler {
   const observe = routeDurations(metrics.hotDuration);
   return (req, res) => {
     const start = performance.now();
@@ -66,6 +70,11 @@ export function createZoneHandler({ status, incidents, views, metrics }: ZoneHos
       const snap = status.fresh();
       if (snap) return observe(method, '/status', writeStatus(method, accept, res, views.of(snap)), start);
       return status.current().then((s) => observe(method, '/status', writeStatus(method, accept, res, views.of(s)), start));
+    }
+    if (path === SUMMARY_PATH && readable) {
+      const snap = status.fresh();
+      if (snap) return observe(method, SUMMARY_PATH, write(method, res, 200, views.of(snap).summary), start);
+      return status.current().then((s) => observe(method, SUMMARY_PATH, write(method, res, 200, views.of(s).summary), start));
     }
     const badge = BADGES.get(path);
     if (badge !== undefined && readable) {
@@ -81,14 +90,14 @@ export function createZoneHandler({ status, incidents, views, metrics }: ZoneHos
         (err: unknown) => observe(method, HISTORY_PATH, writeProblem(res, err instanceof AppError ? err : internalError()), start),
       );
     }
-    if (path === INCIDENTS_PATH && readable) {
-      return incidents().then(
-        (r) => observe(method, INCIDENTS_PATH, write(method, res, 200, r), start),
-        (err: unknown) => observe(method, INCIDENTS_PATH, writeProblem(res, err instanceof AppError ? err : internalError()), start),
+    if ((path === INCIDENTS_PATH || path === FEED_PATH) && readable) {
+      return (path === FEED_PATH ? feed() : incidents()).then(
+        (r) => observe(method, path, write(method, res, 200, r), start),
+        (err: unknown) => observe(method, path, writeProblem(res, err instanceof AppError ? err : internalError()), start),
       );
     }
     if (path === '/healthz' && readable) return observe(method, '/healthz', writeListed(res, HEALTHY), start);
-    if (path === '/status' || path === '/healthz' || path === HISTORY_PATH || path === INCIDENTS_PATH || badge !== undefined) {
+    if (path === '/status' || path === '/healthz' || path === HISTORY_PATH || path === INCIDENTS_PATH || path === SUMMARY_PATH || path === FEED_PATH || badge !== undefined) {
       return observe(method, badge !== undefined ? BADGE_ROUTE(path) : path, writeListed(res, METHOD_NOT_ALLOWED), start);
     }
     observe(method, 'unmatched', writeListed(res, NOT_FOUND), start);

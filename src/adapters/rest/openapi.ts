@@ -204,6 +204,58 @@ function otherHostPaths(zone: string): Record<string, Json> {
   return {
     '/.well-known/mcp/server-card.json': card('getServerCard', "The tunnel's MCP Server Card."),
     '/.well-known/mcp-server-card.json': card('getServerCardAlias', 'The same card, at its second path.'),
+    '/api/v2/summary.json': {
+      servers: [{ url: `https://${zone}` }],
+      get: {
+        operationId: 'getStatuspageSummary',
+        summary: "Statuspage's public summary format: page, status indicator, components, unresolved incidents, scheduled maintenance.",
+        tags: ['Status'],
+        security: [],
+        externalDocs: { url: 'https://metastatuspage.com/api/v2', description: "Statuspage's public API" },
+        responses: {
+          '200': {
+            description: 'The summary.',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['page', 'status', 'components', 'incidents', 'scheduled_maintenances'],
+                  properties: {
+                    page: { type: 'object', required: ['name', 'url', 'updated_at'], properties: { name: { type: 'string' }, url: { type: 'string' }, updated_at: { type: 'string', format: 'date-time' } } },
+                    status: { type: 'object', required: ['indicator', 'description'], properties: { indicator: { enum: ['none', 'minor', 'major', 'critical'] }, description: { type: 'string' } } },
+                    components: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        required: ['id', 'name', 'status', 'updated_at'],
+                        properties: {
+                          id: { type: 'string' },
+                          name: { type: 'string' },
+                          status: { enum: ['operational', 'degraded_performance', 'partial_outage', 'major_outage', 'under_maintenance'] },
+                          updated_at: { type: 'string', format: 'date-time' },
+                        },
+                      },
+                    },
+                    incidents: { type: 'array', items: { type: 'object' } },
+                    scheduled_maintenances: { type: 'array', items: { type: 'object' } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    '/status/feed.atom': {
+      servers: [{ url: `https://${zone}` }],
+      get: {
+        operationId: 'getStatusFeed',
+        summary: 'An Atom feed (RFC 4287): one entry per incident update and per maintenance, newest first, at most 50.',
+        tags: ['Status'],
+        security: [],
+        responses: { '200': { description: 'The feed.', content: { 'application/atom+xml': { schema: { type: 'string' } } } }, '5XX': SERVER_FAULT },
+      },
+    },
     '/status/incidents': {
       servers: [{ url: `https://${zone}` }],
       get: {

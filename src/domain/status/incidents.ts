@@ -15,6 +15,7 @@ import {
   insertMaintenance,
   recordStreaks,
   selectIncidentsSince,
+  selectFeedRows,
   selectNotices,
   type IncidentRow,
   type MaintenanceRow,
@@ -183,6 +184,40 @@ export async function createMaintenance(deps: IncidentDeps, input: unknown): Pro
 /** DELETE /internal/status/maintenances/<id>. */
 export async function deleteMaintenance(deps: IncidentDeps, id: string): Promise<void> {
   if (!isUuid(id) || !(await deleteMaintenanceRow(deps.db, id))) throw notFound('No such maintenance.');
+}
+
+/** An entry of the status feed: an incident update, or a maintenance as announced. */
+export interface FeedEntry {
+  id: string;
+  kind: 'incident' | 'maintenance';
+  title: string;
+  status: string;
+  message: string;
+  components: string[];
+  at: Date;
+  /** Maintenance only: its window. */
+  window?: { startsAt: Date; endsAt: Date };
+}
+
+export const FEED_ENTRIES = 50;
+
+/** GET /status/feed.atom: incident updates and maintenance, newest first, at most 50. */
+export async function feedEntries(deps: IncidentDeps): Promise<FeedEntry[]> {
+  const { updates, maintenances } = await selectFeedRows(deps.db, FEED_ENTRIES);
+  const entries: FeedEntry[] = [
+    ...updates.map((u) => ({ id: u.id, kind: 'incident' as const, title: u.incident.title, status: u.status, message: u.message, components: u.incident.components, at: u.at })),
+    ...maintenances.map((m) => ({
+      id: m.id,
+      kind: 'maintenance' as const,
+      title: m.title,
+      status: 'scheduled',
+      message: m.message,
+      components: m.components,
+      at: m.createdAt,
+      window: { startsAt: m.startsAt, endsAt: m.endsAt },
+    })),
+  ];
+  return entries.sort((a, b) => b.at.getTime() - a.at.getTime() || (a.id < b.id ? 1 : -1)).slice(0, FEED_ENTRIES);
 }
 
 /** GET /status/incidents: the last 90 days, newest first. */

@@ -132,6 +132,25 @@ export async function selectNotices(db: Db, now: Date, until: Date): Promise<{ i
   return { incidents, maintenances };
 }
 
+/** The newest incident updates (with their incident) and the newest maintenance, `limit` of each. */
+export async function selectFeedRows(
+  db: Db,
+  limit: number,
+): Promise<{
+  updates: { id: string; status: string; message: string; at: Date; incident: { id: string; title: string; impact: string; components: string[] } }[];
+  maintenances: (MaintenanceRow & { createdAt: Date })[];
+}> {
+  const [updates, maintenances] = await Promise.all([
+    db.statusIncidentUpdate.findMany({
+      orderBy: [{ at: 'desc' }, { id: 'desc' }],
+      take: limit,
+      select: { id: true, status: true, message: true, at: true, incident: { select: { id: true, title: true, impact: true, components: true } } },
+    }),
+    db.statusMaintenance.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit, select: { ...MAINTENANCE, createdAt: true } }),
+  ]);
+  return { updates, maintenances };
+}
+
 export function insertMaintenance(db: Db, m: Omit<MaintenanceRow, 'id'> & { createdAt: Date }): Promise<MaintenanceRow> {
   return db.statusMaintenance.create({ data: m, select: MAINTENANCE });
 }

@@ -59,7 +59,7 @@ test('zone host: /healthz, its 404 and its 405 are lists of strings', () => {
     currentHistory: () => Promise.reject(new Error('not used')),
   };
   const incidents = () => Promise.reject(new Error('not used'));
-  const zone = createZoneHandler({ status, incidents, views: statusViews('Svc'), metrics: createMetrics() });
+  const zone = createZoneHandler({ status, incidents, feed: incidents, views: statusViews('Svc'), metrics: createMetrics() });
   for (const [method, url, code] of [
     ['GET', '/healthz', 200],
     ['HEAD', '/healthz?probe=1', 200],
@@ -117,7 +117,7 @@ test('zone host: /status, badges and history are rendered once per snapshot, as 
   };
   const views = statusViews('Svc');
   const incidents = () => Promise.reject(new Error('not used'));
-  const zone = createZoneHandler({ status, incidents, views, metrics: createMetrics() });
+  const zone = createZoneHandler({ status, incidents, feed: incidents, views, metrics: createMetrics() });
   const answers = (): Written[] =>
     [
       ['GET', '/status', 503],

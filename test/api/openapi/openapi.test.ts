@@ -120,7 +120,7 @@ test('every path the server registers on the API host is in the document, and no
   );
   // /healthz never reaches Fastify (server.ts answers it raw on every host).
   // The card paths and /status are raw handlers of the tunnel hosts and ZONE, with servers of their own.
-  const expectedExtra = new Set(['GET /healthz', 'GET /.well-known/mcp/server-card.json', 'GET /.well-known/mcp-server-card.json', 'GET /status', 'GET /status/incidents']);
+  const expectedExtra = new Set(['GET /healthz', 'GET /.well-known/mcp/server-card.json', 'GET /.well-known/mcp-server-card.json', 'GET /status', 'GET /status/incidents', 'GET /status/feed.atom', 'GET /api/v2/summary.json']);
   assert.deepEqual([...served].filter((r) => !documented.has(r)), [], 'served but not documented');
   assert.deepEqual([...documented].filter((r) => !served.has(r) && !expectedExtra.has(r)), [], 'documented but not served');
 });

@@ -125,7 +125,8 @@ test('automatic incidents: 3 consecutive failed refreshes open one (never two); 
   await db.statusComponentStreak.deleteMany({});
   await f.reset();
   const refresher = new StatusRefresher(f.s.deps);
-  let at = f.s.clock.now().getTime() + 60 * S;
+  // Windows far ahead, and different each run: a window's lease stays in a shared Redis for 20 s.
+  let at = f.s.clock.now().getTime() + Math.floor(1000 + Math.random() * 3000) * DAY_MS;
   const tick = async (mode: 200 | 503) => {
     at += 10 * S;
     moveClockTo(f.s.clock, at);
@@ -223,4 +224,78 @@ test('/status carries open incidents and maintenance under way or within 7 days,
   assert.ok(!(await f.status()).json.incidents.some((i: { id: string }) => i.id === next.id));
   await f.reset();
   assert.ok((await f.status()).json.incidents.some((i: { id: string }) => i.id === next.id));
+});
+
+test("/api/v2/summary.json: Statuspage's summary from the roll-up: indicator, component states, unresolved incidents, maintenance", async () => {
+  const db = f.s.deps.db;
+  await db.statusIncident.deleteMany({});
+  await db.statusMaintenance.deleteMany({});
+  await f.reset();
+  let r = await f.zone('/api/v2/summary.json');
+  assert.equal(r.status, 200);
+  assert.match(String(r.headers['content-type']), /^application\/json/);
+  assert.equal(r.headers['access-control-allow-origin'], '*');
+  assert.deepEqual(r.json.status, { indicator: 'none', description: 'All Systems Operational' });
+  assert.equal(r.json.page.name, f.s.deps.config.serviceName);
+  assert.equal(r.json.page.url, `http://${f.s.deps.config.zone}${new URL(f.s.deps.config.baseUrl).port ? `:${new URL(f.s.deps.config.baseUrl).port}` : ''}/status`);
+  assert.deepEqual(r.json.components.map((c: { id: string; status: string }) => [c.id, c.status]), [['broker', 'operational'], ['api', 'operational'], ['edge', 'operational']]);
+  assert.deepEqual(r.json.incidents, []);
+  assert.deepEqual(r.json.scheduled_maintenances, []);
+
+  const now = f.s.clock.now().getTime();
+  const incident = (await operator('/internal/status/incidents', { ...INCIDENT, impact: 'major', components: ['edge'] })).json;
+  const m = (await operator('/internal/status/maintenances', { title: 'Upgrade', components: ['api'], message: 'Pauses.', starts_at: new Date(now - 1000).toISOString(), ends_at: new Date(now + 3600_000).toISOString() })).json;
+  await f.reset();
+  await f.broker.set(503);
+  r = await f.zone('/api/v2/summary.json');
+  assert.deepEqual(r.json.components.map((c: { id: string; status: string }) => [c.id, c.status]), [['broker', 'major_outage'], ['api', 'under_maintenance'], ['edge', 'partial_outage']]);
+  assert.equal(r.json.status.indicator, 'major');
+  assert.equal(r.json.incidents.length, 1);
+  const i = r.json.incidents[0];
+  assert.equal(i.id, incident.id);
+  assert.equal(i.name, INCIDENT.title);
+  assert.equal(i.status, 'investigating');
+  assert.equal(i.impact, 'major');
+  assert.deepEqual(i.incident_updates.map((u: { body: string }) => u.body), [INCIDENT.message]);
+  assert.deepEqual(i.components.map((c: { id: string }) => c.id), ['edge']);
+  assert.equal(r.json.scheduled_maintenances[0].id, m.id);
+  assert.equal(r.json.scheduled_maintenances[0].status, 'in_progress');
+  assert.equal(r.json.scheduled_maintenances[0].scheduled_until, m.ends_at);
+  // A critical incident makes the indicator critical.
+  await operator('/internal/status/incidents', { ...INCIDENT, impact: 'critical', components: ['api'] });
+  await f.reset();
+  r = await f.zone('/api/v2/summary.json');
+  assert.deepEqual(r.json.status, { indicator: 'critical', description: 'Major System Outage' });
+});
+
+test('/status/feed.atom: a well-formed Atom feed of incident updates and maintenance, newest first, at most 50', async () => {
+  const { XMLParser, XMLValidator } = await import('fast-xml-parser');
+  const db = f.s.deps.db;
+  await db.statusIncident.deleteMany({});
+  await db.statusMaintenance.deleteMany({});
+  const i = (await operator('/internal/status/incidents', { ...INCIDENT, title: 'Edge & "friends" <down>', message: 'Bad\u0001 bytes & <tags>' })).json;
+  f.s.clock.advance(1000);
+  await operator(`/internal/status/incidents/${i.id}/updates`, { status: 'resolved', message: 'Fixed.' });
+  f.s.clock.advance(1000);
+  const now = f.s.clock.now().getTime();
+  const m = (await operator('/internal/status/maintenances', { title: 'Upgrade', components: ['api'], message: 'Pauses.', starts_at: new Date(now + 3600_000).toISOString(), ends_at: new Date(now + 7200_000).toISOString() })).json;
+  f.s.clock.advance(6000);
+  const r = await f.zone('/status/feed.atom');
+  assert.equal(r.status, 200);
+  assert.match(String(r.headers['content-type']), /^application\/atom\+xml/);
+  assert.equal(XMLValidator.validate(r.text), true, r.text);
+  const feed = new XMLParser({ ignoreAttributes: false, isArray: (name) => name === 'entry' || name === 'link' }).parse(r.text).feed;
+  assert.equal(feed['@_xmlns'], 'http://www.w3.org/2005/Atom');
+  assert.equal(feed.title, `${f.s.deps.config.serviceName} status`);
+  assert.ok(feed.id && feed.updated && feed.author.name, 'id, updated and author, as RFC 4287 requires');
+  const entries = feed.entry as Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- parsed XML
+  assert.deepEqual(entries.map((e) => e.title), ['Planned maintenance: Upgrade', 'Edge & "friends" <down>: Resolved', 'Edge & "friends" <down>: Investigating']);
+  assert.equal(entries[0]!.id, `urn:uuid:${m.id}`);
+  assert.match(String(entries[2]!.content['#text']), /^Bad bytes & <tags>/, 'escaped, and no control character');
+  for (const e of entries) assert.ok(e.updated && e.id && e.link, 'each entry has id, updated and a link');
+  // At most 50 entries.
+  for (let n = 0; n < 50; n++) await operator('/internal/status/incidents', { ...INCIDENT, title: `Burst ${n}` });
+  f.s.clock.advance(6000);
+  const many = new XMLParser({ isArray: (name) => name === 'entry' }).parse((await f.zone('/status/feed.atom')).text).feed.entry as unknown[];
+  assert.equal(many.length, 50);
 });

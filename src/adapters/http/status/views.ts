@@ -7,6 +7,7 @@ import { COMPONENTS, type ComponentName, type Rollup } from '../../../domain/sta
 import type { Snapshot } from '../../../domain/status/service.js';
 import { badgeEndpoint, badgeFace, badgeSvg } from './badges.js';
 import { renderStatusPage } from './page.js';
+import { statuspageSummary } from './summary.js';
 
 export interface Rendered {
   /** A string: node then sends head and body in one write instead of a two-chunk writev. */
@@ -28,6 +29,8 @@ export interface SnapshotView {
   badges: Record<'overall' | ComponentName, Rendered>;
   /** /status/badge.json: the shields.io endpoint object. */
   badgeJson: Rendered;
+  /** /api/v2/summary.json: Statuspage's summary format, always 200. */
+  summary: Rendered;
 }
 
 // A monitor must see the live verdict, never an intermediary's copy; the body depends on Accept.
@@ -47,8 +50,9 @@ function renderBadge(svg: string): Rendered {
   return { body: svg, headers: ['content-type', 'image/svg+xml; charset=utf-8', 'content-length', length(svg), 'content-security-policy', SVG_CSP, ...BADGE_COMMON] };
 }
 
-function renderView(rollup: Rollup, serviceName: string, history: History | null): SnapshotView {
+function renderView(rollup: Rollup, serviceName: string, pageUrl: string, history: History | null): SnapshotView {
   const json = JSON.stringify(rollup);
+  const summary = JSON.stringify(statuspageSummary(rollup, serviceName, pageUrl));
   const html = renderStatusPage(rollup, serviceName, history);
   const badges = { overall: renderBadge(badgeSvg(badgeFace(rollup, 'overall'))) } as SnapshotView['badges'];
   for (const name of COMPONENTS) badges[name] = renderBadge(badgeSvg(badgeFace(rollup, name)));
@@ -62,6 +66,7 @@ function renderView(rollup: Rollup, serviceName: string, history: History | null
       body: endpoint,
       headers: ['content-type', 'application/json; charset=utf-8', 'content-length', length(endpoint), 'cache-control', 'no-cache', ...PUBLIC_JSON],
     },
+    summary: { body: summary, headers: ['content-type', 'application/json; charset=utf-8', 'content-length', length(summary), 'cache-control', 'no-cache', ...PUBLIC_JSON] },
   };
 }
 
@@ -78,7 +83,8 @@ export interface StatusViews {
 }
 
 /** One pair of single-entry memos per zone handler: snapshots replace each other, never alternate. */
-export function statusViews(serviceName: string): StatusViews {
+/** `pageUrl`: the status page's address (`<scheme of BASE_URL>://<ZONE>[:port]/status`), for the summary. */
+export function statusViews(serviceName: string, pageUrl = ''): StatusViews {
   let snap: Snapshot | null = null;
   let view: SnapshotView | null = null;
   let hist: History | null = null;
@@ -86,7 +92,7 @@ export function statusViews(serviceName: string): StatusViews {
   return {
     of(s) {
       if (s !== snap || view === null) {
-        view = renderView(s.rollup, serviceName, s.history);
+        view = renderView(s.rollup, serviceName, pageUrl, s.history);
         snap = s;
       }
       return view;
