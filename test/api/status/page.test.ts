@@ -178,3 +178,57 @@ test('degraded with a connection error: the long detail wraps, nothing overflows
   assert.equal(info.latency, '—', 'edge has no latency');
   assert.equal(info.overflow, false);
 });
+
+test('an open incident and a maintenance show above the components at 1280 and 360 px, nothing overflows (screenshots)', async () => {
+  const { createIncident, createMaintenance } = await import('../../../src/domain/status/incidents.js');
+  const db = f.s.deps.db;
+  await db.statusIncident.deleteMany({});
+  await db.statusMaintenance.deleteMany({});
+  await createIncident(f.s.deps, {
+    title: 'Tunnels on the edge fail to start for some accounts in one region',
+    impact: 'major',
+    components: ['edge', 'broker'],
+    status: 'identified',
+    message: 'A configuration change left one edge pool without certificates; we are rolling it back now. https://example.com/a-very-long-link-that-should-wrap-instead-of-overflowing-the-page',
+  });
+  const now = f.s.clock.now().getTime();
+  await createMaintenance(f.s.deps, {
+    title: 'Database upgrade',
+    components: ['api'],
+    starts_at: new Date(now + 2 * DAY_MS).toISOString(),
+    ends_at: new Date(now + 2 * DAY_MS + 3600_000).toISOString(),
+    message: 'Sign-in may pause for up to a minute.',
+  });
+  await f.reset();
+  for (const [width, name] of [
+    [1280, 'status-incident-1280.png'],
+    [360, 'status-incident-360.png'],
+  ] as const) {
+    const context = await browser().newContext({ viewport: { width, height: 800 }, deviceScaleFactor: width === 360 ? 2 : 1, isMobile: width === 360 });
+    const page = await context.newPage();
+    const response = await page.goto(`http://${ZONE}:${new URL(f.s.url).port}/status`);
+    assert.equal(response?.status(), 200);
+    const info = await page.evaluate(() => {
+      return {
+        headings: [...document.querySelectorAll('h2')].map((h) => h.textContent),
+        incident: document.querySelector('[data-incident] h3')?.textContent ?? '',
+        tags: [...document.querySelectorAll('[data-incident] .tag')].map((t) => t.textContent),
+        maintenance: document.querySelector('[data-maintenance] h3')?.textContent ?? '',
+        order: ['[data-incident]', '[data-maintenance]', 'table'].map((sel) => document.querySelector(sel)?.getBoundingClientRect().top ?? -1),
+        scripts: document.querySelectorAll('script').length,
+        overflow: document.documentElement.scrollWidth > window.innerWidth,
+      };
+    });
+    await page.screenshot({ path: new URL(name, ARTIFACTS).pathname, fullPage: true });
+    await context.close();
+    assert.deepEqual(info.headings.slice(0, 2), ['Incidents', 'Planned maintenance']);
+    assert.match(info.incident, /^Tunnels on the edge fail/);
+    assert.deepEqual(info.tags, ['Identified', 'Major impact']);
+    assert.equal(info.maintenance, 'Database upgrade');
+    assert.ok(info.order[0]! > 0 && info.order[0]! < info.order[1]! && info.order[1]! < info.order[2]!, `incident, then maintenance, then components: ${info.order.join(', ')}`);
+    assert.equal(info.scripts, 0);
+    assert.equal(info.overflow, false, `nothing overflows at ${width} px`);
+  }
+  await db.statusIncident.deleteMany({});
+  await db.statusMaintenance.deleteMany({});
+});
