@@ -210,6 +210,7 @@ test('an open incident and a maintenance show above the components at 1280 and 3
     assert.equal(response?.status(), 200);
     const info = await page.evaluate(() => {
       return {
+        verdict: document.querySelector('.verdict')?.textContent ?? '',
         headings: [...document.querySelectorAll('h2')].map((h) => h.textContent),
         incident: document.querySelector('[data-incident] h3')?.textContent ?? '',
         tags: [...document.querySelectorAll('[data-incident] .tag')].map((t) => t.textContent),
@@ -221,6 +222,7 @@ test('an open incident and a maintenance show above the components at 1280 and 3
     });
     await page.screenshot({ path: new URL(name, ARTIFACTS).pathname, fullPage: true });
     await context.close();
+    assert.equal(info.verdict, 'All systems operational · 1 open incident below');
     assert.deepEqual(info.headings.slice(0, 2), ['Incidents', 'Planned maintenance']);
     assert.match(info.incident, /^Tunnels on the edge fail/);
     assert.deepEqual(info.tags, ['Identified', 'Major impact']);

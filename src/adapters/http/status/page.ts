@@ -158,7 +158,10 @@ function noticesSection(rollup: Rollup): string {
 export function renderStatusPage(rollup: Rollup, serviceName: string, history: History | null = null): string {
   const ok = rollup.status === 'ok';
   const down = rollup.components.filter((c) => !c.ok).map((c) => c.name);
-  const verdict = ok ? 'All systems operational' : `Degraded: ${down.join(' and ')} down`;
+  const open = (rollup.incidents ?? []).length;
+  // The checks decide the verdict (the seed's contract); an open incident is named beside it.
+  const verdict =
+    (ok ? 'All systems operational' : `Degraded: ${down.join(' and ')} down`) + (open > 0 ? ` · ${open} open incident${open === 1 ? '' : 's'} below` : '');
   const rows = rollup.components
     .map(
       (c) =>
