@@ -38,12 +38,12 @@ import { wireCardInvalidation } from './domain/cards/invalidation.js';
 import { CardResolver } from './domain/cards/resolver.js';
 import { describePendingLink } from './domain/sso/pending-link.js';
 import { statusService } from './domain/status/service.js';
-
-/** The API's version in the OpenAPI document: the package's (src/app.ts and dist/main.js both sit one level under it). */
-const SERVICE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 import { statusViews } from './adapters/http/status/views.js';
 import { zoneOrigin, zonePageUrl } from './adapters/http/status/zone-url.js';
 import { statusFeed } from './adapters/http/status/feed.js';
+
+/** The API's version in the OpenAPI document: the package's (src/app.ts and dist/main.js both sit one level under it). */
+const SERVICE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** How long start-up waits for the card invalidation subscription (a healthy Redis: milliseconds). */
 const SUBSCRIBE_WAIT_MS = 2000;
