@@ -61,6 +61,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 function text(value: unknown, field: string, max: number): string {
   if (typeof value !== 'string' || value.trim() === '') throw badRequest(`"${field}" must be a non-empty string.`);
+  // PostgreSQL text cannot hold NUL: refused here, not a failed insert.
+  if (value.includes('\u0000')) throw badRequest(`"${field}" must not contain NUL characters.`);
   const trimmed = value.trim();
   if (trimmed.length > max) throw badRequest(`"${field}" is at most ${max} characters.`);
   return trimmed;
@@ -105,7 +107,6 @@ const incidentView = (r: IncidentRow): IncidentView => ({
 });
 
 export const maintenanceView = (m: MaintenanceRow, now: Date): MaintenanceView => ({ ...m, active: m.startsAt <= now && now < m.endsAt });
-
 
 export const incidentJson = (i: IncidentView): IncidentJson => ({
   id: i.id,

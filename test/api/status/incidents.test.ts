@@ -76,6 +76,7 @@ test('operator API: 401 without the token or with another; 400 for each broken r
     { ...INCIDENT, title: '   ' },
     { ...INCIDENT, message: '' },
     { ...INCIDENT, title: 'x'.repeat(201) },
+    { ...INCIDENT, message: 'a\u0000b' },
     { title: 'No rest' },
   ]) {
     assertProblem(await operator('/internal/status/incidents', broken), 400, 'BAD_REQUEST', JSON.stringify(broken));
