@@ -83,8 +83,14 @@ function components(value: unknown): string[] {
   return COMPONENTS.filter((c) => value.includes(c));
 }
 
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/i;
+
 function time(value: unknown, field: string): Date {
-  const at = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value) ? new Date(value) : null;
+  const m = typeof value === 'string' ? RFC3339.exec(value) : null;
+  // The calendar date must exist (JavaScript would roll 2026-02-30 over into March).
+  const [y, mo, d] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [0, 0, 0];
+  const real = m !== null && mo >= 1 && mo <= 12 && d >= 1 && d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  const at = real ? new Date(value as string) : null;
   if (!at || Number.isNaN(at.getTime())) throw badRequest(`"${field}" must be an RFC 3339 time with a zone, such as 2026-12-01T22:00:00Z.`);
   return at;
 }

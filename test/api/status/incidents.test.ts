@@ -103,6 +103,8 @@ test('maintenance: planned with a window (active while under way), 400 for bad t
     { ...body, ends_at: iso(now) },
     { ...body, starts_at: 'tomorrow' },
     { ...body, starts_at: '2026-12-01T10:00:00' },
+    { ...body, starts_at: '2026-02-30T10:00:00Z' },
+    { ...body, starts_at: '2026-12-01T24:00:00Z' },
     { ...body, components: ['kitchen'] },
     { ...body, message: '' },
   ]) {
