@@ -21,7 +21,7 @@ import { registerOAuthServerRoutes } from './adapters/http/routes/oauth-server.j
 import { OAuthServer } from './adapters/oauth/oauth-server.js';
 import { createHostRoutedServer } from './adapters/http/server.js';
 import { clearSessionCookie, clientInfo, registerSessionAuth, setSessionCookie } from './adapters/http/session-auth.js';
-import { trustProxyOption } from './adapters/http/client-ip.js';
+import { rawClientIp, trustProxyOption } from './adapters/http/client-ip.js';
 import { createZoneHandler } from './adapters/http/zone-host.js';
 import { registerInternalStatusRoutes } from './adapters/http/routes/internal-status.js';
 import { incidentList } from './adapters/http/status/incident-list.js';
@@ -41,6 +41,8 @@ import { statusService } from './domain/status/service.js';
 import { statusViews } from './adapters/http/status/views.js';
 import { zoneOrigin, zonePageUrl } from './adapters/http/status/zone-url.js';
 import { statusFeed } from './adapters/http/status/feed.js';
+import { subscriptionHandler } from './adapters/http/status/subscriptions.js';
+import { confirmSubscription, subscribe, unsubscribe } from './domain/status/subscriptions.js';
 
 /** The API's version in the OpenAPI document: the package's (src/app.ts and dist/main.js both sit one level under it). */
 const SERVICE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -68,7 +70,16 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   const subscribed = wireCardInvalidation(deps, resolver);
   const oauth = await OAuthServer.start(deps);
   const feed = statusFeed(deps, { serviceName: config.serviceName, pageUrl: zonePageUrl(config), feedUrl: `${zoneOrigin(config)}/status/feed.atom` });
-  const zoneHost = createZoneHandler({ status: statusService(deps), incidents: incidentList(deps), feed, views: statusViews(config.serviceName, zonePageUrl(config)), metrics });
+  const subscriptions = subscriptionHandler({
+    subscribe: (email, client) => subscribe(deps, email, client),
+    confirm: (token) => confirmSubscription(deps, token),
+    unsubscribe: (token) => unsubscribe(deps, token),
+    zoneOrigin: zoneOrigin(config),
+    allowedOrigins: config.allowedOrigins,
+    clientIp: rawClientIp(config.trustProxy),
+    serviceName: config.serviceName,
+  });
+  const zoneHost = createZoneHandler({ status: statusService(deps), incidents: incidentList(deps), feed, subscriptions, views: statusViews(config.serviceName, zonePageUrl(config)), metrics });
   const cards = createCardHandlers({ resolver, metrics, logger });
 
   const fastify = Fastify({

@@ -1,7 +1,7 @@
 // The zone host (/status, its history and badges, /healthz): a raw node:http handler called before
 // Fastify, so a cached /status or badge is a clock read, a header check and one write of
 // pre-rendered bytes.
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { AppError, badRequest, internalError, notFound } from '../../domain/errors.js';
 import type { StatusService } from '../../domain/status/service.js';
@@ -18,6 +18,8 @@ export interface ZoneHostDeps {
   incidents: () => Promise<Rendered>;
   /** GET /status/feed.atom (read at most every few seconds). */
   feed: () => Promise<Rendered>;
+  /** The subscription paths (status/subscriptions.ts); null for any other path. */
+  subscriptions?: (req: IncomingMessage, res: ServerResponse, path: string, method: string) => Promise<number> | null;
   views: StatusViews;
   metrics: Pick<Metrics, 'hotDuration'>;
 }
@@ -58,7 +60,7 @@ function write(method: string, res: ServerResponse, status: number, rendered: Re
 const writeStatus = (method: string, accept: string | undefined, res: ServerResponse, view: SnapshotView): number =>
   write(method, res, view.statusCode, wantsHtml(accept) ? view.html : view.json);
 
-export function createZoneHandler({ status, incidents, feed, views, metrics }: ZoneHostDeps): RawHandler {
+export function createZoneHandler({ status, incidents, feed, subscriptions, views, metrics }: ZoneHostDeps): RawHandler {
   const observe = routeDurations(metrics.hotDuration);
   return (req, res) => {
     const start = performance.now();
@@ -94,6 +96,13 @@ export function createZoneHandler({ status, incidents, feed, views, metrics }: Z
       return (path === FEED_PATH ? feed() : incidents()).then(
         (r) => observe(method, path, write(method, res, 200, r), start),
         (err: unknown) => observe(method, path, writeProblem(res, err instanceof AppError ? err : internalError()), start),
+      );
+    }
+    const subscription = subscriptions?.(req, res, path, method);
+    if (subscription) {
+      return subscription.then(
+        (code) => observe(method, path, code, start),
+        (err: unknown) => observe(method, path, res.headersSent ? 500 : writeProblem(res, err instanceof AppError ? err : internalError()), start),
       );
     }
     if (path === '/healthz' && readable) return observe(method, '/healthz', writeListed(res, HEALTHY), start);

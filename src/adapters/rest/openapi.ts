@@ -246,6 +246,68 @@ function otherHostPaths(zone: string): Record<string, Json> {
         },
       },
     },
+    '/status/subscribe': {
+      servers: [{ url: `https://${zone}` }],
+      post: {
+        operationId: 'subscribeToStatus',
+        summary: 'Ask for incident and maintenance emails: a confirmation link is sent (double opt-in). The same answer whoever is subscribed.',
+        tags: ['Status'],
+        security: [],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: { type: 'object', required: ['email'], properties: { email: { type: 'string', format: 'email', maxLength: 254 } } } },
+            'application/x-www-form-urlencoded': {
+              schema: { type: 'object', required: ['email'], properties: { email: { type: 'string' } } },
+              // The status page's own form (Origin: the zone origin), answered with a page.
+            },
+          },
+        },
+        responses: {
+          '200': { description: "The status page's form: a page saying a link is on its way.", content: { 'text/html': { schema: { type: 'string' } } } },
+          '202': { description: 'Accepted (JSON): a confirmation link goes out if the address can be subscribed.' },
+          '400': problem('Not an email address, or not JSON.'),
+          '403': problem('A JSON request from an Origin not in ALLOWED_ORIGINS, or a form not from the zone origin.'),
+          '413': problem('The body is over 8 KiB.'),
+          '415': problem('Neither application/json nor the form encoding.'),
+          '429': problem('Too many requests from this network.', RETRY_AFTER),
+          '5XX': SERVER_FAULT,
+        },
+      },
+    },
+    '/status/subscribe/confirm': {
+      servers: [{ url: `https://${zone}` }],
+      get: {
+        operationId: 'confirmStatusSubscription',
+        summary: 'The double opt-in link (24 hours, once).',
+        tags: ['Status'],
+        security: [],
+        parameters: [{ name: 'token', in: 'query', required: true, schema: { type: 'string' } }],
+        responses: {
+          '200': { description: 'Subscribed (a page).', content: { 'text/html': { schema: { type: 'string' } } } },
+          '400': { description: 'Unknown, used or expired link (a page).', content: { 'text/html': { schema: { type: 'string' } } } },
+        },
+      },
+    },
+    '/status/unsubscribe': {
+      servers: [{ url: `https://${zone}` }],
+      get: {
+        operationId: 'showStatusUnsubscribe',
+        summary: 'The List-Unsubscribe link in a browser: a page with an Unsubscribe button (a GET changes nothing).',
+        tags: ['Status'],
+        security: [],
+        parameters: [{ name: 'token', in: 'query', required: true, schema: { type: 'string' } }],
+        responses: { '200': { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } } },
+      },
+      post: {
+        operationId: 'unsubscribeFromStatus',
+        summary: 'One-click unsubscribe (RFC 8058): any Origin, any body (List-Unsubscribe=One-Click), no sign-in.',
+        tags: ['Status'],
+        security: [],
+        parameters: [{ name: 'token', in: 'query', required: true, schema: { type: 'string' } }],
+        responses: { '200': { description: 'Unsubscribed, or nothing to unsubscribe (a page).', content: { 'text/html': { schema: { type: 'string' } } } } },
+      },
+    },
     '/status/feed.atom': {
       servers: [{ url: `https://${zone}` }],
       get: {

@@ -15,7 +15,9 @@ export type EmailKind = 'verify-email' | 'welcome' | 'login-alert' | 'confirm-em
   | 'recovery-codes-regenerated'
   | 'mfa-failed'
   | 'token-created'
-  | 'webhook-disabled';
+  | 'webhook-disabled'
+  | 'status-subscribe-confirm'
+  | 'status-incident';
 
 export interface MailContext {
   serviceName: string;
@@ -167,4 +169,33 @@ export function mfaFailed(ctx: MailContext, info: { at: Date; ip: string; userAg
     'Whoever entered them had already passed the first step (your password or a provider sign-in) or holds a signed-in session. After 10 wrong codes in an hour, every code is refused until the hour ends.',
     'If this was not you, change your password at once and sign out every session from the dashboard.',
   ]);
+}
+
+/** API.md section 17: the double opt-in link, on the status page's host (`zoneOrigin`). */
+export function statusSubscribeConfirm(ctx: MailContext, zoneOrigin: string, token: string): RenderedEmail {
+  return render(
+    'status-subscribe-confirm',
+    `Confirm your subscription to ${ctx.serviceName} status updates`,
+    [
+      `Someone, probably you, asked for email updates about incidents and maintenance on the ${ctx.serviceName} status page with this address.`,
+      'The link works once and expires in 24 hours. If you did not ask, ignore this email: nothing is sent without the confirmation.',
+    ],
+    { url: `${zoneOrigin}/status/subscribe/confirm?token=${encodeURIComponent(token)}`, label: 'Confirm the subscription' },
+  );
+}
+
+/** An incident, one of its updates, or a maintenance, with one-click unsubscribe (RFC 8058). */
+export function statusIncident(
+  ctx: MailContext,
+  zoneOrigin: string,
+  unsubscribeToken: string,
+  notice: { subject: string; lines: string[] },
+): RenderedEmail {
+  const unsubscribe = `${zoneOrigin}/status/unsubscribe?token=${encodeURIComponent(unsubscribeToken)}`;
+  const email = render('status-incident', `[${ctx.serviceName} status] ${notice.subject}`, [
+    ...notice.lines,
+    `Status page: ${zoneOrigin}/status`,
+    'You get these emails because this address subscribed to the status page.',
+  ], { url: unsubscribe, label: 'Unsubscribe' });
+  return { ...email, headers: { 'List-Unsubscribe': `<${unsubscribe}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } };
 }

@@ -46,6 +46,10 @@ export const LIMITS = {
    * server POST to the account's URL, so they are bounded like any other request for work.
    */
   webhookManualSends: { name: 'webhook-manual', max: 20, windowMs: MINUTES_15 },
+  /** Status subscriptions asked for per client network (each may send a confirmation email). */
+  statusSubscribePerNetwork: { name: 'status-subscribe-ip', max: 10, windowMs: HOUR },
+  /** Confirmation emails per address; past it the answer is the same 202, nothing is sent. */
+  statusSubscribePerAddress: { name: 'status-subscribe-address', max: 3, windowMs: 24 * HOUR },
   /** The mfa-failed notice: at most one per account per hour. */
   mfaFailedNotice: { name: 'mfa-failed-notice', max: 1, windowMs: HOUR },
 } satisfies Record<string, Limit>;

@@ -6,6 +6,7 @@ import { isUuid } from '../ids.js';
 import type { Db } from '../store.js';
 import { INCIDENT_IMPACTS, INCIDENT_STATUSES, type IncidentImpact, type IncidentJson, type IncidentStatus, type MaintenanceJson } from './notices.js';
 import { COMPONENTS, type Rollup } from './rollup.js';
+import { enqueueNotices, incidentNotice, maintenanceNotice, type SubscriptionDeps } from './subscriptions.js';
 
 export { INCIDENT_IMPACTS, INCIDENT_STATUSES, type IncidentImpact, type IncidentJson, type IncidentStatus, type MaintenanceJson } from './notices.js';
 import {
@@ -32,6 +33,8 @@ const TITLE_MAX = 200;
 const MESSAGE_MAX = 5000;
 
 type IncidentDeps = { db: Db; clock: () => Date };
+/** Writing incidents and maintenance notifies subscribers (in the same transaction). */
+export type IncidentWriteDeps = SubscriptionDeps;
 
 export interface IncidentView {
   id: string;
@@ -150,7 +153,7 @@ export async function readNotices(db: Db, now: Date): Promise<{ incidents: Incid
 }
 
 /** POST /internal/status/incidents: a new incident with its first update (`resolved` closes it at once). */
-export async function createIncident(deps: IncidentDeps, input: unknown): Promise<IncidentView> {
+export async function createIncident(deps: IncidentWriteDeps, input: unknown): Promise<IncidentView> {
   const b = body(input);
   const incident = {
     title: text(b.title, 'title', TITLE_MAX),
@@ -159,22 +162,29 @@ export async function createIncident(deps: IncidentDeps, input: unknown): Promis
     status: oneOf(b.status, 'status', INCIDENT_STATUSES),
     message: text(b.message, 'message', MESSAGE_MAX),
   };
-  return incidentView(await insertIncident(deps.db, { ...incident, at: deps.clock() }));
+  const row = await insertIncident(deps.db, { ...incident, at: deps.clock() }, async (tx, r) => {
+    await enqueueNotices(deps, tx, incidentNotice(r, true));
+  });
+  deps.mailNotify();
+  return incidentView(row);
 }
 
 /** POST /internal/status/incidents/<id>/updates: 404 unknown; 409 once it is resolved. */
-export async function addIncidentUpdate(deps: IncidentDeps, id: string, input: unknown): Promise<IncidentView> {
+export async function addIncidentUpdate(deps: IncidentWriteDeps, id: string, input: unknown): Promise<IncidentView> {
   const b = body(input);
   const update = { status: oneOf(b.status, 'status', INCIDENT_STATUSES), message: text(b.message, 'message', MESSAGE_MAX) };
   if (!isUuid(id)) throw notFound('No such incident.');
-  const result = await insertIncidentUpdate(deps.db, id, { ...update, at: deps.clock() });
+  const result = await insertIncidentUpdate(deps.db, id, { ...update, at: deps.clock() }, async (tx, r) => {
+    await enqueueNotices(deps, tx, incidentNotice(r, false));
+  });
   if (result === null) throw notFound('No such incident.');
   if (result === 'resolved') throw conflict('This incident is resolved; open a new one.');
+  deps.mailNotify();
   return incidentView(result);
 }
 
 /** POST /internal/status/maintenances. */
-export async function createMaintenance(deps: IncidentDeps, input: unknown): Promise<MaintenanceView> {
+export async function createMaintenance(deps: IncidentWriteDeps, input: unknown): Promise<MaintenanceView> {
   const b = body(input);
   const fields = {
     title: text(b.title, 'title', TITLE_MAX),
@@ -185,7 +195,11 @@ export async function createMaintenance(deps: IncidentDeps, input: unknown): Pro
   };
   if (fields.endsAt <= fields.startsAt) throw badRequest('"ends_at" must be after "starts_at".');
   const now = deps.clock();
-  return maintenanceView(await insertMaintenance(deps.db, { ...fields, createdAt: now }), now);
+  const row = await insertMaintenance(deps.db, { ...fields, createdAt: now }, async (tx, m) => {
+    await enqueueNotices(deps, tx, maintenanceNotice(m));
+  });
+  deps.mailNotify();
+  return maintenanceView(row, now);
 }
 
 /** DELETE /internal/status/maintenances/<id>. */
@@ -240,9 +254,10 @@ const TITLE_OF: Record<string, string> = { broker: 'Broker unavailable', api: 'A
  * incident for a component down on AUTOMATIC_INCIDENT_AFTER consecutive refreshes, and resolves
  * it on the first refresh that finds the component up.
  */
-export function trackAutomaticIncidents(db: Db, rollup: Rollup): Promise<{ opened: string[]; resolved: string[] }> {
-  return recordStreaks(
-    db,
+export async function trackAutomaticIncidents(deps: IncidentWriteDeps, rollup: Rollup): Promise<{ opened: string[]; resolved: string[] }> {
+  let notices = 0;
+  const changed = await recordStreaks(
+    deps.db,
     rollup.components.map((c) => ({ component: c.name, failed: !c.ok })),
     new Date(rollup.checked_at),
     AUTOMATIC_INCIDENT_AFTER,
@@ -251,5 +266,10 @@ export function trackAutomaticIncidents(db: Db, rollup: Rollup): Promise<{ opene
       message: `Opened automatically: ${component} failed its checks on ${AUTOMATIC_INCIDENT_AFTER} consecutive refreshes. We are looking into it.`,
     }),
     (component) => `Resolved automatically: ${component} passes its checks again.`,
+    async (tx, r) => {
+      notices += await enqueueNotices(deps, tx, incidentNotice(r, r.status !== 'resolved'));
+    },
   );
+  if (notices > 0) deps.mailNotify();
+  return changed;
 }

@@ -15,6 +15,7 @@ import { throttled } from '../../infra/observability/log-throttle.js';
 import type { Db } from '../store.js';
 import { loadHistory, purgeHistory, recordChecks, type History } from './history.js';
 import { readNotices, trackAutomaticIncidents } from './incidents.js';
+import type { SubscriptionDeps } from './subscriptions.js';
 import { ageOf, problemsOf, refreshRollup, type Rollup, type StatusDeps } from './rollup.js';
 
 export const ROLLUP_TTL_MS = 10_000;
@@ -32,8 +33,9 @@ const PURGE_EVERY_MS = 3600 * 1000;
 /** How long a refresh waits for the open incidents and maintenance before keeping the last ones read. */
 const NOTICES_WAIT_MS = 1_000;
 
-export interface StatusServiceDeps extends StatusDeps {
+export interface StatusServiceDeps extends StatusDeps, Omit<SubscriptionDeps, 'config' | 'cache' | 'clock'> {
   db: Db;
+  config: StatusDeps['config'] & SubscriptionDeps['config'];
 }
 
 /** The roll-up being served and the history last read with it; replaced, never changed. */
@@ -158,7 +160,7 @@ export class StatusService {
   private async record(rollup: Rollup): Promise<void> {
     await recordChecks(this.deps.db, rollup);
     // Once per probe across instances, like the history: streaks, and automatic incidents.
-    const { opened, resolved } = await trackAutomaticIncidents(this.deps.db, rollup);
+    const { opened, resolved } = await trackAutomaticIncidents(this.deps, rollup);
     if (opened.length > 0) this.deps.logger.warn({ components: opened }, 'automatic incident opened');
     if (resolved.length > 0) this.deps.logger.info({ components: resolved }, 'automatic incident resolved');
     const now = this.deps.clock();

@@ -3,7 +3,7 @@
 // and 24 hours read; the database's liveness for readiness; and incidents, their updates,
 // maintenance and the failure streaks behind automatic incidents (API.md section 17).
 import type { Prisma } from '../../generated/prisma/client.js';
-import type { Db } from '../store.js';
+import type { Db, Tx } from '../store.js';
 
 /** A component's checks and failures over some span. */
 export interface Counts {
@@ -89,15 +89,23 @@ export interface MaintenanceRow {
 
 const MAINTENANCE = { id: true, title: true, components: true, startsAt: true, endsAt: true, message: true } as const;
 
-/** A new incident with its first update, in one transaction. */
+/** Work that must commit with the write (the notices to subscribers). */
+export type InTransaction<T> = (tx: Tx, row: T) => Promise<void>;
+
+/** A new incident with its first update, and `after`, in one transaction. */
 export function insertIncident(
   db: Db,
   incident: { title: string; impact: string; status: string; components: string[]; message: string; at: Date },
+  after: InTransaction<IncidentRow>,
 ): Promise<IncidentRow> {
   const { message, at, ...fields } = incident;
-  return db.statusIncident.create({
-    data: { ...fields, createdAt: at, updatedAt: at, resolvedAt: fields.status === 'resolved' ? at : null, updates: { create: { status: fields.status, message, at } } },
-    select: INCIDENT,
+  return db.$transaction(async (tx) => {
+    const row = await tx.statusIncident.create({
+      data: { ...fields, createdAt: at, updatedAt: at, resolvedAt: fields.status === 'resolved' ? at : null, updates: { create: { status: fields.status, message, at } } },
+      select: INCIDENT,
+    });
+    await after(tx, row);
+    return row;
   });
 }
 
@@ -106,7 +114,12 @@ export function insertIncident(
  * such incident, 'resolved' when it was closed already. The incident row is updated first, under
  * its row lock, so two updates never both close it.
  */
-export function insertIncidentUpdate(db: Db, id: string, update: { status: string; message: string; at: Date }): Promise<IncidentRow | null | 'resolved'> {
+export function insertIncidentUpdate(
+  db: Db,
+  id: string,
+  update: { status: string; message: string; at: Date },
+  after: InTransaction<IncidentRow>,
+): Promise<IncidentRow | null | 'resolved'> {
   return db.$transaction(async (tx) => {
     const { count } = await tx.statusIncident.updateMany({
       where: { id, resolvedAt: null },
@@ -114,7 +127,9 @@ export function insertIncidentUpdate(db: Db, id: string, update: { status: strin
     });
     if (count === 0) return (await tx.statusIncident.findUnique({ where: { id }, select: { id: true } })) ? 'resolved' : null;
     await tx.statusIncidentUpdate.create({ data: { incidentId: id, ...update } });
-    return tx.statusIncident.findUniqueOrThrow({ where: { id }, select: INCIDENT });
+    const row = await tx.statusIncident.findUniqueOrThrow({ where: { id }, select: INCIDENT });
+    await after(tx, row);
+    return row;
   });
 }
 
@@ -151,8 +166,12 @@ export async function selectFeedRows(
   return { updates, maintenances };
 }
 
-export function insertMaintenance(db: Db, m: Omit<MaintenanceRow, 'id'> & { createdAt: Date }): Promise<MaintenanceRow> {
-  return db.statusMaintenance.create({ data: m, select: MAINTENANCE });
+export function insertMaintenance(db: Db, m: Omit<MaintenanceRow, 'id'> & { createdAt: Date }, after: InTransaction<MaintenanceRow>): Promise<MaintenanceRow> {
+  return db.$transaction(async (tx) => {
+    const row = await tx.statusMaintenance.create({ data: m, select: MAINTENANCE });
+    await after(tx, row);
+    return row;
+  });
 }
 
 /** Deletes a maintenance; false when there was none. */
@@ -175,6 +194,7 @@ export function recordStreaks(
   threshold: number,
   opening: (component: string) => { title: string; message: string },
   resolving: (component: string) => string,
+  after: InTransaction<IncidentRow>,
 ): Promise<{ opened: string[]; resolved: string[] }> {
   return db.$transaction(async (tx) => {
     const names = checks.map((c) => c.component);
@@ -194,6 +214,7 @@ export function recordStreaks(
         RETURNING id`;
       for (const { id } of rows) {
         await tx.statusIncidentUpdate.create({ data: { incidentId: id, status: 'investigating', message, at } });
+        await after(tx, await tx.statusIncident.findUniqueOrThrow({ where: { id }, select: INCIDENT }));
         opened.push(component);
       }
     }
@@ -205,7 +226,49 @@ export function recordStreaks(
             UPDATE status_incidents SET status = 'resolved', resolved_at = ${at}, updated_at = ${at}
             WHERE automatic_component = ANY(${up}::text[]) AND resolved_at IS NULL
             RETURNING id, automatic_component AS component`;
-    for (const { id, component } of closed) await tx.statusIncidentUpdate.create({ data: { incidentId: id, status: 'resolved', message: resolving(component), at } });
+    for (const { id, component } of closed) {
+      await tx.statusIncidentUpdate.create({ data: { incidentId: id, status: 'resolved', message: resolving(component), at } });
+      await after(tx, await tx.statusIncident.findUniqueOrThrow({ where: { id }, select: INCIDENT }));
+    }
     return { opened, resolved: closed.map((c) => c.component) };
   });
+}
+
+// Subscriptions (API.md section 17).
+
+/**
+ * Asks for a subscription: a new row, or a new confirmation token on a row not yet confirmed.
+ * Returns false (and changes nothing) when the address is confirmed already.
+ */
+export async function upsertPendingSubscriber(
+  tx: Tx,
+  s: { email: string; emailNormalized: string; confirmTokenHash: string; confirmExpiresAt: Date; unsubscribeTokenHash: string; unsubscribeToken: string; at: Date },
+): Promise<boolean> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    INSERT INTO status_subscribers AS s (id, email, email_normalized, confirm_token_hash, confirm_expires_at, unsubscribe_token_hash, unsubscribe_token, created_at)
+    VALUES (gen_random_uuid()::text, ${s.email}, ${s.emailNormalized}, ${s.confirmTokenHash}, ${s.confirmExpiresAt}, ${s.unsubscribeTokenHash}, ${s.unsubscribeToken}, ${s.at})
+    ON CONFLICT (email_normalized) DO UPDATE SET confirm_token_hash = EXCLUDED.confirm_token_hash, confirm_expires_at = EXCLUDED.confirm_expires_at, email = EXCLUDED.email
+    WHERE s.confirmed_at IS NULL
+    RETURNING id`;
+  return rows.length === 1;
+}
+
+/** Confirms the subscription whose live confirmation token hashes to `hash` (once); false otherwise. */
+export async function confirmSubscriber(db: Db, hash: string, now: Date): Promise<boolean> {
+  const { count } = await db.statusSubscriber.updateMany({
+    where: { confirmTokenHash: hash, confirmExpiresAt: { gt: now } },
+    data: { confirmedAt: now, confirmTokenHash: null, confirmExpiresAt: null },
+  });
+  return count === 1;
+}
+
+/** Removes the subscription whose unsubscribe token hashes to `hash`; false when there is none. */
+export async function deleteSubscriber(db: Db, hash: string): Promise<boolean> {
+  const { count } = await db.statusSubscriber.deleteMany({ where: { unsubscribeTokenHash: hash } });
+  return count === 1;
+}
+
+/** Confirmed subscribers with their sealed unsubscribe tokens, in the caller's transaction. */
+export function selectConfirmedSubscribers(tx: Tx): Promise<{ email: string; unsubscribeToken: string }[]> {
+  return tx.statusSubscriber.findMany({ where: { confirmedAt: { not: null } }, select: { email: true, unsubscribeToken: true }, orderBy: { createdAt: 'asc' } });
 }

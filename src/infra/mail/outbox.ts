@@ -12,6 +12,8 @@ export interface RenderedEmail {
   subject: string;
   text: string;
   html: string;
+  /** Extra headers (List-Unsubscribe…), stored sealed like the bodies. */
+  headers?: Record<string, string>;
 }
 
 
@@ -34,6 +36,7 @@ export function createOutbox(cipher: Cipher): Outbox {
           textBody: cipher.seal(email.text),
           htmlBody: cipher.seal(email.html),
           expiresAt: linkExpiresAt ?? null,
+          extraHeaders: email.headers ? cipher.seal(JSON.stringify(email.headers)) : null,
         },
       });
     },

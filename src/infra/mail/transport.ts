@@ -13,6 +13,7 @@ export interface OutgoingMail {
   subject: string;
   text: string;
   html: string;
+  headers?: Record<string, string>;
 }
 
 export interface MailTransport {
@@ -28,7 +29,7 @@ function message(mail: OutgoingMail) {
     text: mail.text,
     html: mail.html,
     messageId: `<${mail.id}@${mail.from.replace(/.*@|>.*/g, '') || 'localhost'}>`,
-    headers: { 'X-Email-Kind': mail.kind },
+    headers: { ...mail.headers, 'X-Email-Kind': mail.kind },
   };
 }
 

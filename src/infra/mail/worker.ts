@@ -16,6 +16,7 @@ interface OutboxRow {
   html_body: string;
   attempts: number;
   expires_at: Date | null;
+  extra_headers: string | null;
 }
 
 export interface MailWorkerOptions {
@@ -98,8 +99,8 @@ export class MailWorker {
         WHERE id IN (
           SELECT id FROM outbox_emails WHERE next_attempt_at <= now()
           ORDER BY created_at LIMIT ${this.opts.batchSize ?? 20} FOR UPDATE SKIP LOCKED)
-        RETURNING id, kind, to_address, subject, text_body, html_body, attempts, expires_at, created_at)
-      SELECT id, kind, to_address, subject, text_body, html_body, attempts, expires_at
+        RETURNING id, kind, to_address, subject, text_body, html_body, attempts, expires_at, extra_headers, created_at)
+      SELECT id, kind, to_address, subject, text_body, html_body, attempts, expires_at, extra_headers
       FROM claimed ORDER BY created_at, id`;
     let sent = 0;
     for (const row of rows) {
@@ -118,6 +119,7 @@ export class MailWorker {
           subject: row.subject,
           text: this.open(row.text_body),
           html: this.open(row.html_body),
+          ...(row.extra_headers ? { headers: JSON.parse(this.open(row.extra_headers)) as Record<string, string> } : {}),
         });
         await db.outboxEmail.deleteMany({ where: { id: row.id } });
         sent++;

@@ -188,7 +188,8 @@ test('two instances racing to open the same automatic incident open one', async 
       { name: 'edge' as const, ok: true, detail: 'ok', latency_ms: null },
     ],
   };
-  const results = await Promise.all([trackAutomaticIncidents(db, rollup), trackAutomaticIncidents(db, rollup), trackAutomaticIncidents(db, rollup)]);
+  const deps = f.s.deps;
+  const results = await Promise.all([trackAutomaticIncidents(deps, rollup), trackAutomaticIncidents(deps, rollup), trackAutomaticIncidents(deps, rollup)]);
   assert.equal(results.flatMap((r) => r.opened).length, 1);
   assert.equal((await db.statusIncident.findMany({ where: { automatic: true, automaticComponent: 'api', resolvedAt: null } })).length, 1);
 });

@@ -3,14 +3,13 @@
 // routes do not exist (/internal/* answers 404 like any unknown path).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { unauthenticated } from '../../../domain/errors.js';
-import { addIncidentUpdate, createIncident, createMaintenance, deleteMaintenance } from '../../../domain/status/incidents.js';
-import type { Db } from '../../../domain/store.js';
+import { addIncidentUpdate, createIncident, createMaintenance, deleteMaintenance, type IncidentWriteDeps } from '../../../domain/status/incidents.js';
 import { hasBearer } from '../bearer.js';
 import { incidentJson, maintenanceJson } from '../status/incident-json.js';
 
 type IdParams = { Params: { id: string } };
 
-export function registerInternalStatusRoutes(app: FastifyInstance, deps: { db: Db; clock: () => Date }, internalApiToken: string | null): void {
+export function registerInternalStatusRoutes(app: FastifyInstance, deps: IncidentWriteDeps, internalApiToken: string | null): void {
   if (!internalApiToken) return;
   const operator = (req: FastifyRequest) => {
     if (!hasBearer(req.headers.authorization, internalApiToken)) throw unauthenticated('The internal API token is required.');

@@ -41,6 +41,10 @@ td.detail{word-break:break-word;color:#59636e;font-size:.9rem}
 .notice h3{font-size:1rem;margin:0 0 .25rem;overflow-wrap:anywhere}
 .notice p{margin:.25rem 0;overflow-wrap:anywhere}
 .notice .meta{color:#59636e;font-size:.85rem}
+.subscribe{background:#fff;border-radius:.5rem;padding:.75rem;margin:1.5rem 0 0}
+.subscribe form{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+.subscribe input{font:inherit;flex:1 1 12rem;min-width:0;padding:.375rem .5rem;border:1px solid #8c959f;border-radius:.375rem}
+.subscribe button{font:inherit;padding:.375rem .875rem;border-radius:.375rem;border:1px solid #1f2328;background:#1f2328;color:#fff}
 .tag{display:inline-block;font-size:.75rem;font-weight:600;padding:0 .4rem;border-radius:1rem;background:#eaeef2;color:#1f2328;margin-right:.25rem}
 `;
 
@@ -119,6 +123,14 @@ export function readableUtc(iso: string): string {
   return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} UTC`;
 }
 
+/** Email updates (API.md section 17): a plain form, no script; the answer is a small page. */
+const SUBSCRIBE =
+  `<section class="subscribe" aria-labelledby="subscribe"><h2 id="subscribe">Get updates by email</h2>` +
+  `<form method="post" action="/status/subscribe"><label for="subscribe-email">Email address</label>` +
+  `<input id="subscribe-email" type="email" name="email" required autocomplete="email" maxlength="254">` +
+  `<button type="submit">Subscribe</button></form>` +
+  `<p class="checked">Incidents, their updates and planned maintenance. Every email has a one-click unsubscribe link.</p></section>`;
+
 const IMPACT: Record<string, string> = { minor: 'Minor', major: 'Major', critical: 'Critical' };
 const STATUS: Record<string, string> = { investigating: 'Investigating', identified: 'Identified', monitoring: 'Monitoring', resolved: 'Resolved' };
 
@@ -181,6 +193,6 @@ export function renderStatusPage(rollup: Rollup, serviceName: string, history: H
     `<p class="checked">Checked at <time datetime="${escapeHtml(rollup.checked_at)}">${escapeHtml(readableUtc(rollup.checked_at))}</time></p>` +
     noticesSection(rollup) +
     `<table><thead><tr><th scope="col">Component</th><th scope="col">Status</th><th scope="col">Detail</th></tr></thead>` +
-    `<tbody>${rows}</tbody></table>${historySection(history)}</main></body></html>`
+    `<tbody>${rows}</tbody></table>${historySection(history)}${SUBSCRIBE}</main></body></html>`
   );
 }

@@ -35,8 +35,9 @@ export interface SnapshotView {
 
 // A monitor must see the live verdict, never an intermediary's copy; the body depends on Accept.
 const COMMON = ['cache-control', 'no-store', 'vary', 'Accept', 'x-content-type-options', 'nosniff'];
-// The page has no scripts, and says so to the browser: inline styles only.
-const HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+// The page has no scripts, and says so to the browser: inline styles only; its one form (email
+// updates) posts to this host.
+const HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 // Badges are embedded by READMEs through image proxies (GitHub's camo): no-cache makes them
 // revalidate every time. Public data: any origin may read the JSON ones.

@@ -1,0 +1,173 @@
+// Status subscriptions on the zone host (API.md section 17), in the raw zone handler:
+// - POST /status/subscribe: JSON (section 3's rules: an Origin must be allowed) → 202 whatever the
+//   address; or the status page's own script-free form (form-encoded, Origin the zone origin) →
+//   a small HTML page. Limited per network (429).
+// - GET /status/subscribe/confirm?token=…: the double opt-in link (24 hours, once).
+// - GET /status/unsubscribe?token=…: a page with an Unsubscribe button (a GET never changes
+//   anything: mail scanners open links); POST to the same URL unsubscribes at once, from any
+//   Origin and without signing in (RFC 8058 one-click, `List-Unsubscribe=One-Click`).
+// Pages carry a token in their URL: no referrer leaves them, nothing caches them.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AppError, badRequest, forbidden, internalError } from '../../../domain/errors.js';
+import type { ClientInfo } from '../../../domain/context.js';
+import { escapeHtml } from '../../../infra/html/escape.js';
+import { rawHeader } from '../hosts.js';
+import { writeProblem } from '../problem.js';
+
+export interface SubscriptionDepsForZone {
+  subscribe(email: unknown, client: ClientInfo): Promise<void>;
+  confirm(token: unknown): Promise<boolean>;
+  unsubscribe(token: unknown): Promise<boolean>;
+  /** The zone host's origin: the only Origin the page's form posts from. */
+  zoneOrigin: string;
+  /** ALLOWED_ORIGINS: who may post JSON from a browser. */
+  allowedOrigins: ReadonlySet<string>;
+  clientIp(req: IncomingMessage): string;
+  serviceName: string;
+}
+
+export const SUBSCRIBE_PATH = '/status/subscribe';
+export const CONFIRM_PATH = '/status/subscribe/confirm';
+export const UNSUBSCRIBE_PATH = '/status/unsubscribe';
+const PATHS = new Set([SUBSCRIBE_PATH, CONFIRM_PATH, UNSUBSCRIBE_PATH]);
+
+/** Bodies here are an address or a one-click marker: a few hundred bytes at most. */
+const BODY_LIMIT = 8 * 1024;
+
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const PAGE_STYLE =
+  'body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;background:#f6f8fa}' +
+  'main{max-width:32rem;margin:0 auto;padding:1.5rem 1rem}h1{font-size:1.375rem}' +
+  'button{font:inherit;padding:.5rem 1rem;border-radius:.375rem;border:1px solid #1f2328;background:#1f2328;color:#fff;cursor:pointer}a{color:#0969da}';
+
+function page(res: ServerResponse, status: number, serviceName: string, title: string, paragraphs: string[], extra = ''): number {
+  const body =
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+    `<title>${escapeHtml(title)} · ${escapeHtml(serviceName)} status</title><style>${PAGE_STYLE}</style></head><body><main>` +
+    `<h1>${escapeHtml(title)}</h1>${paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('')}${extra}` +
+    `<p><a href="/status">Back to the status page</a></p></main></body></html>`;
+  res.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+    'content-security-policy': PAGE_CSP,
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+  });
+  res.end(body);
+  return status;
+}
+
+class TooLarge extends Error {}
+
+/**
+ * The request body as text, at most BODY_LIMIT bytes. Past it, TooLarge at once; the rest is not
+ * kept, and the 413 closes the connection (so nothing more is read).
+ */
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > BODY_LIMIT) {
+        chunks.length = 0;
+        reject(new TooLarge());
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+const mediaType = (req: IncomingMessage) => (rawHeader(req, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+const tokenOf = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://zone').searchParams.get('token');
+const methodNotAllowed = (res: ServerResponse, allow: string) => writeProblem(res, badRequest(`Only ${allow} are allowed here.`, 405), { allow });
+
+async function subscribe(deps: SubscriptionDepsForZone, req: IncomingMessage, res: ServerResponse): Promise<number> {
+  const type = mediaType(req);
+  const origin = rawHeader(req, 'origin');
+  const form = type === 'application/x-www-form-urlencoded';
+  if (!form && type !== 'application/json') return writeProblem(res, new AppError('BAD_REQUEST', 'Send the address as application/json.', { status: 415 }));
+  // The page's own form posts from the zone origin only; JSON follows section 3's Origin rule.
+  if (form ? origin !== deps.zoneOrigin : origin !== undefined && !deps.allowedOrigins.has(origin)) {
+    return writeProblem(res, forbidden('Cross-site request refused: this origin may not subscribe here.'));
+  }
+  const client: ClientInfo = { ip: deps.clientIp(req), userAgent: rawHeader(req, 'user-agent') ?? '' };
+  let text: string;
+  try {
+    text = await readBody(req);
+  } catch (err) {
+    if (err instanceof TooLarge) return writeProblem(res, new AppError('BAD_REQUEST', 'The body is too large.', { status: 413 }), { connection: 'close' });
+    throw err;
+  }
+  let email: unknown;
+  if (form) {
+    email = new URLSearchParams(text).get('email') ?? '';
+  } else {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return writeProblem(res, badRequest('The body is not valid JSON.'));
+    }
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) return writeProblem(res, badRequest('The request body must be a JSON object.'));
+    email = (json as Record<string, unknown>).email;
+  }
+  try {
+    await deps.subscribe(email, client);
+  } catch (err) {
+    const e = err instanceof AppError ? err : internalError();
+    if (!form) return writeProblem(res, e);
+    return page(res, e.status, deps.serviceName, e.code === 'RATE_LIMITED' ? 'Too many requests' : 'That did not work', [e.message]);
+  }
+  if (!form) {
+    res.writeHead(202, { 'content-length': '0', 'cache-control': 'no-store' });
+    res.end();
+    return 202;
+  }
+  return page(res, 200, deps.serviceName, 'Check your inbox', [
+    'If this address can be subscribed, a confirmation link is on its way to it. Updates start once you open the link (it works for 24 hours).',
+  ]);
+}
+
+/**
+ * Answers a subscription path (a promise of the status written), or returns null for any other
+ * path so the zone handler goes on.
+ */
+export function subscriptionHandler(deps: SubscriptionDepsForZone): (req: IncomingMessage, res: ServerResponse, path: string, method: string) => Promise<number> | null {
+  return (req, res, path, method) => {
+    if (!PATHS.has(path)) return null;
+    const readable = method === 'GET' || method === 'HEAD';
+    if (path === SUBSCRIBE_PATH) return method === 'POST' ? subscribe(deps, req, res) : Promise.resolve(methodNotAllowed(res, 'POST'));
+    if (path === CONFIRM_PATH) {
+      if (!readable) return Promise.resolve(methodNotAllowed(res, 'GET and HEAD'));
+      return deps.confirm(tokenOf(req)).then((ok) =>
+        ok
+          ? page(res, 200, deps.serviceName, 'You are subscribed', ['Incident updates and planned maintenance will come to this address. Every email has a link to unsubscribe.'])
+          : page(res, 400, deps.serviceName, 'This link does not work', ['It is unknown, already used or more than 24 hours old. Ask again from the status page.']),
+      );
+    }
+    // The unsubscribe link.
+    const token = tokenOf(req);
+    if (readable) {
+      const action = `${UNSUBSCRIBE_PATH}?token=${encodeURIComponent(token ?? '')}`;
+      return Promise.resolve(
+        page(res, 200, deps.serviceName, 'Unsubscribe from status updates?', ['No more incident or maintenance emails will come to this address.'], `<form method="post" action="${escapeHtml(action)}"><button type="submit">Unsubscribe</button></form>`),
+      );
+    }
+    if (method !== 'POST') return Promise.resolve(methodNotAllowed(res, 'GET, HEAD and POST'));
+    // One click: any Origin, any body (List-Unsubscribe=One-Click, or the page's empty form).
+    return readBody(req)
+      .catch(() => '')
+      .then(() => deps.unsubscribe(token))
+      .then((done) =>
+        done
+          ? page(res, 200, deps.serviceName, 'You are unsubscribed', ['No more status emails will come to this address. You can subscribe again from the status page at any time.'])
+          : page(res, 200, deps.serviceName, 'Nothing to unsubscribe', ['This link is not subscribed (it may have been used already).']),
+      );
+  };
+}
