@@ -1,7 +1,8 @@
 // Keeps the security activity for 90 days, and drops spent second-step challenges (expired or
 // used: a sign-in that never came back for its second step leaves one behind, which otherwise
 // went only when the account next signed in), and device sign-in requests an hour after they
-// expired (until then a late poll still hears expired_token), and webhook events after 30 days. Every
+// expired (until then a late poll still hears expired_token), webhook events after 30 days, and
+// status subscriptions never confirmed once their link has expired. Every
 // instance ticks; the deletes run under a
 // transaction-level advisory lock, so one instance at a time does them (safe behind PgBouncer's
 // transaction pooling, since the lock ends with the transaction).
@@ -24,6 +25,8 @@ export interface Purged {
   oauthModels: number;
   /** Webhook events (with their deliveries and attempts) past their 30 days. */
   webhookEvents: number;
+  /** Status subscriptions never confirmed, their link expired. */
+  statusSubscribers: number;
 }
 
 /** How long webhook events and their delivery log are kept (API.md section 15). */

@@ -93,7 +93,7 @@ export function purgeOldRows(
   now: Date,
   deviceCutoff: Date,
   webhookCutoff: Date,
-): Promise<{ events: number; challenges: number; devices: number; oauthModels: number; webhookEvents: number } | null> {
+): Promise<{ events: number; challenges: number; devices: number; oauthModels: number; webhookEvents: number; statusSubscribers: number } | null> {
   return db.$transaction(async (tx) => {
     const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${lockId}) AS locked`;
     if (!lock?.locked) return null;
@@ -104,6 +104,15 @@ export function purgeOldRows(
     const oauthModels = await tx.oAuthModel.deleteMany({ where: { expiresAt: { lte: now } } });
     // Webhook events past their 30 days, with their deliveries and attempts (by the created_at index).
     const webhookEvents = await tx.webhookEvent.deleteMany({ where: { createdAt: { lt: webhookCutoff } } });
-    return { events: events.count, challenges: challenges.count, devices: devices.count, oauthModels: oauthModels.count, webhookEvents: webhookEvents.count };
+    // Status subscriptions never confirmed, once their link has expired (the address never agreed).
+    const statusSubscribers = await tx.statusSubscriber.deleteMany({ where: { confirmedAt: null, confirmExpiresAt: { lt: now } } });
+    return {
+      events: events.count,
+      challenges: challenges.count,
+      devices: devices.count,
+      oauthModels: oauthModels.count,
+      webhookEvents: webhookEvents.count,
+      statusSubscribers: statusSubscribers.count,
+    };
   });
 }

@@ -112,6 +112,12 @@ test('the same answer whoever is subscribed; a confirmed address gets no new lin
   const mail = await f.s.smtp.waitFor(late, 'status-subscribe-confirm');
   f.s.clock.advance(DAY_MS + 1000);
   assert.equal((await f.zone(`/status/subscribe/confirm?token=${mail.token}`)).status, 400, 'expired');
+  // The hourly purge removes what was never confirmed, once its link has expired.
+  const { purgeExpired } = await import('../../../src/domain/activity/activity-purge.js');
+  const purged = await purgeExpired(f.s.deps);
+  assert.ok(purged === null || purged.statusSubscribers >= 1);
+  if (purged) assert.equal(await f.s.deps.db.statusSubscriber.count({ where: { emailNormalized: late.toLowerCase() } }), 0);
+  assert.equal(await f.s.deps.db.statusSubscriber.count({ where: { emailNormalized: email.toLowerCase() } }), 1, 'a confirmed one stays');
   assertProblem(await subscribeJson('not an address'), 400, 'BAD_REQUEST');
   assertProblem(await subscribeJson(42), 400, 'BAD_REQUEST');
 });
