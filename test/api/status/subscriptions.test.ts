@@ -46,6 +46,8 @@ test('double opt-in: 202, a confirmation link on the zone host; notices only onc
   await new Promise((r) => setTimeout(r, 600));
   assert.equal(f.s.smtp.to(email, 'status-incident').length, 0);
 
+  // A link checker's HEAD confirms nothing.
+  assert.equal((await f.zone(`/status/subscribe/confirm?token=${mail.token}`, { method: 'HEAD' })).status, 405);
   const page = await f.zone(`/status/subscribe/confirm?token=${mail.token}`);
   assert.equal(page.status, 200);
   assert.match(page.text, /You are subscribed/);

@@ -2,7 +2,7 @@
 // - POST /status/subscribe: JSON (section 3's rules: an Origin must be allowed) → 202 whatever the
 //   address; or the status page's own script-free form (form-encoded, Origin the zone origin) →
 //   a small HTML page. Limited per network (429).
-// - GET /status/subscribe/confirm?token=…: the double opt-in link (24 hours, once).
+// - GET /status/subscribe/confirm?token=…: the double opt-in link (24 hours, once; HEAD is 405).
 // - GET /status/unsubscribe?token=…: a page with an Unsubscribe button (a GET never changes
 //   anything: mail scanners open links); POST to the same URL unsubscribes at once, from any
 //   Origin and without signing in (RFC 8058 one-click, `List-Unsubscribe=One-Click`).
@@ -144,7 +144,8 @@ export function subscriptionHandler(deps: SubscriptionDepsForZone): (req: Incomi
     const readable = method === 'GET' || method === 'HEAD';
     if (path === SUBSCRIBE_PATH) return method === 'POST' ? subscribe(deps, req, res) : Promise.resolve(methodNotAllowed(res, 'POST'));
     if (path === CONFIRM_PATH) {
-      if (!readable) return Promise.resolve(methodNotAllowed(res, 'GET and HEAD'));
+      // Opening the link confirms; a HEAD (a link checker's) must not.
+      if (method !== 'GET') return Promise.resolve(methodNotAllowed(res, 'GET'));
       return deps.confirm(tokenOf(req)).then((ok) =>
         ok
           ? page(res, 200, deps.serviceName, 'You are subscribed', ['Incident updates and planned maintenance will come to this address. Every email has a link to unsubscribe.'])
