@@ -11,6 +11,8 @@
 // the API host is in the document.
 import { Kind, type GraphQLSchema } from 'graphql';
 import { z } from 'zod';
+import { INCIDENT_IMPACTS, INCIDENT_STATUSES } from '../../domain/status/notices.js';
+import { COMPONENTS } from '../../domain/status/rollup.js';
 import { firstUnreachable } from '../graphql/token-scopes.js';
 import { operationOf, variableRules, type VariableRule } from './mount.js';
 import type { ErrorStatus, RestRoute } from './route.js';
@@ -357,8 +359,8 @@ const INCIDENT_SCHEMA: Json = {
   properties: {
     id: { type: 'string' },
     title: { type: 'string' },
-    impact: { enum: ['minor', 'major', 'critical'] },
-    status: { enum: ['investigating', 'identified', 'monitoring', 'resolved'] },
+    impact: { enum: [...INCIDENT_IMPACTS] },
+    status: { enum: [...INCIDENT_STATUSES] },
     components: { type: 'array', items: { type: 'string' } },
     created_at: { type: 'string', format: 'date-time' },
     resolved_at: { type: ['string', 'null'], format: 'date-time' },
@@ -394,7 +396,7 @@ const MAINTENANCE_SCHEMA: Json = {
 /** The operators' incident and maintenance API (API.md section 17), with INTERNAL_API_TOKEN. */
 function operatorStatusPaths(): Record<string, Json> {
   const json = (schema: Json) => ({ 'application/json': { schema } });
-  const components = { type: 'array', minItems: 1, items: { enum: ['broker', 'api', 'edge'] } };
+  const components = { type: 'array', minItems: 1, items: { enum: [...COMPONENTS] } };
   const common = (extra: Json): Json => ({
     '401': problem('INTERNAL_API_TOKEN is required.'),
     '413': problem('The body is over 64 KiB.'),
@@ -413,9 +415,9 @@ function operatorStatusPaths(): Record<string, Json> {
             required: ['title', 'impact', 'components', 'status', 'message'],
             properties: {
               title: { type: 'string', maxLength: 200 },
-              impact: { enum: ['minor', 'major', 'critical'] },
+              impact: { enum: [...INCIDENT_IMPACTS] },
               components,
-              status: { enum: ['investigating', 'identified', 'monitoring', 'resolved'] },
+              status: { enum: [...INCIDENT_STATUSES] },
               message: { type: 'string', maxLength: 5000 },
             },
           }),
@@ -428,7 +430,7 @@ function operatorStatusPaths(): Record<string, Json> {
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
         requestBody: {
           required: true,
-          content: json({ type: 'object', required: ['status', 'message'], properties: { status: { enum: ['investigating', 'identified', 'monitoring', 'resolved'] }, message: { type: 'string', maxLength: 5000 } } }),
+          content: json({ type: 'object', required: ['status', 'message'], properties: { status: { enum: [...INCIDENT_STATUSES] }, message: { type: 'string', maxLength: 5000 } } }),
         },
         responses: {
           '201': { description: 'The incident with its new update.', content: json({ $ref: '#/components/schemas/Incident' }) },

@@ -49,13 +49,7 @@ export interface IncidentView {
   updates: { status: IncidentStatus; message: string; at: Date }[];
 }
 
-export interface MaintenanceView {
-  id: string;
-  title: string;
-  components: string[];
-  startsAt: Date;
-  endsAt: Date;
-  message: string;
+export interface MaintenanceView extends MaintenanceRow {
   /** Under way now. */
   active: boolean;
 }

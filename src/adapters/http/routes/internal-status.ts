@@ -3,9 +3,16 @@
 // routes do not exist (/internal/* answers 404 like any unknown path).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { unauthenticated } from '../../../domain/errors.js';
-import { addIncidentUpdate, createIncident, createMaintenance, deleteMaintenance, type IncidentWriteDeps } from '../../../domain/status/incidents.js';
+import {
+  addIncidentUpdate,
+  createIncident,
+  createMaintenance,
+  deleteMaintenance,
+  incidentJson,
+  maintenanceJson,
+  type IncidentWriteDeps,
+} from '../../../domain/status/incidents.js';
 import { hasBearer } from '../bearer.js';
-import { incidentJson, maintenanceJson } from '../status/incident-json.js';
 
 type IdParams = { Params: { id: string } };
 

@@ -4,6 +4,7 @@
 // /status/incidents.
 import { feedEntries, type FeedEntry } from '../../../domain/status/incidents.js';
 import type { Db } from '../../../domain/store.js';
+import { keptFor } from './kept.js';
 import type { Rendered } from './views.js';
 
 const KEEP_MS = 5_000;
@@ -47,15 +48,5 @@ export function renderFeed(entries: readonly FeedEntry[], opts: { serviceName: s
 }
 
 export function statusFeed(deps: { db: Db; clock: () => Date }, opts: { serviceName: string; pageUrl: string; feedUrl: string }): () => Promise<Rendered> {
-  let kept: { at: number; rendered: Promise<Rendered> } | null = null;
-  return () => {
-    const now = deps.clock();
-    if (kept && now.getTime() - kept.at < KEEP_MS) return kept.rendered;
-    const rendered = feedEntries(deps).then((entries) => renderFeed(entries, { ...opts, now }));
-    kept = { at: now.getTime(), rendered };
-    rendered.catch(() => {
-      if (kept?.rendered === rendered) kept = null;
-    });
-    return rendered;
-  };
+  return keptFor(KEEP_MS, deps.clock, (now) => feedEntries(deps).then((entries) => renderFeed(entries, { ...opts, now })));
 }

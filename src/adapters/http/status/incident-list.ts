@@ -2,9 +2,9 @@
 // days, newest first. Public and unauthenticated, so a crawler must not turn it into a query per
 // request: the rendered answer is kept for a few seconds per instance (a new incident shows within
 // that time), and concurrent requests share one read.
-import { listIncidents, type IncidentView } from '../../../domain/status/incidents.js';
 import type { Db } from '../../../domain/store.js';
-import { incidentJson } from './incident-json.js';
+import { incidentJson, listIncidents, type IncidentView } from '../../../domain/status/incidents.js';
+import { keptFor } from './kept.js';
 import type { Rendered } from './views.js';
 
 const KEEP_MS = 5_000;
@@ -13,16 +13,5 @@ const HEADERS = ['content-type', 'application/json; charset=utf-8', 'cache-contr
 export const renderIncidents = (list: readonly IncidentView[]): Rendered => ({ body: JSON.stringify({ incidents: list.map(incidentJson) }), headers: HEADERS });
 
 export function incidentList(deps: { db: Db; clock: () => Date }): () => Promise<Rendered> {
-  let kept: { at: number; rendered: Promise<Rendered> } | null = null;
-  return () => {
-    const now = deps.clock().getTime();
-    if (kept && now - kept.at < KEEP_MS) return kept.rendered;
-    const rendered = listIncidents(deps).then(renderIncidents);
-    kept = { at: now, rendered };
-    // A failed read is not kept: the next request tries again.
-    rendered.catch(() => {
-      if (kept?.rendered === rendered) kept = null;
-    });
-    return rendered;
-  };
+  return keptFor(KEEP_MS, deps.clock, () => listIncidents(deps).then(renderIncidents));
 }
