@@ -5,7 +5,7 @@ import pino, { type Logger } from 'pino';
 import type { DomainDeps } from './domain/context.js';
 import { systemClock } from './domain/clock.js';
 import { wireAccountView } from './domain/accounts/account-view.js';
-import { startActivityPurge } from './domain/activity/activity-purge.js';
+import { startRetention } from './domain/retention/retention.js';
 import { BackgroundWork } from './infra/background.js';
 import type { ProviderName } from './domain/sso/identity.js';
 import { createProviders, type SsoProvider } from './domain/sso/providers.js';
@@ -103,8 +103,8 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const events = new DomainEvents(logger);
   wireAccountView({ events, cache });
   const background = new BackgroundWork(logger);
-  // The security activity is kept 90 days: an hourly purge, one instance at a time.
-  const stopActivityPurge = startActivityPurge({ db: database.prisma, clock, logger });
+  // What is past its time goes: hourly, in bounded batches, one instance at a time (a lease).
+  const stopRetention = startRetention({ sql: database.sql, clock, logger });
   const metrics = createMetrics();
   const webhookMetrics = wireWebhookMetrics(metrics.registry, {
     lagSeconds: () => oldestDueAge(database.prisma, clock()),
@@ -162,7 +162,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     async close() {
       // After-reply work first, while the database and the cache it uses are still open.
       await background.drain();
-      await stopActivityPurge();
+      await stopRetention();
       await webhookWorker.stop();
       await mailWorker.stop();
       transport.close();

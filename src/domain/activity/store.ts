@@ -1,8 +1,7 @@
 // The security activity's queries: events appended in the transaction of their change, read a
-// page at a time newest first, and purged past their retention (with spent second-step
-// challenges) by one instance at a time.
+// page at a time newest first (retention/retention.ts purges them past their 90 days).
 import type { Prisma } from '../../generated/prisma/client.js';
-import type { DbHandle, Db } from '../store.js';
+import type { DbHandle } from '../store.js';
 
 export interface EventRow {
   accountId: string;
@@ -79,40 +78,5 @@ export function selectSecurityEvents(db: DbHandle, accountId: string, take: numb
     orderBy: { seq: 'desc' },
     take,
     select: { seq: true, id: true, type: true, at: true, ip: true, userAgent: true, detail: true },
-  });
-}
-
-/**
- * Deletes events older than `cutoff` and challenges expired or used by `now`, under a
- * transaction-level advisory lock (`lockId`): null when another instance holds it.
- */
-export function purgeOldRows(
-  db: Db,
-  lockId: number,
-  cutoff: Date,
-  now: Date,
-  deviceCutoff: Date,
-  webhookCutoff: Date,
-): Promise<{ events: number; challenges: number; devices: number; oauthModels: number; webhookEvents: number; statusSubscribers: number } | null> {
-  return db.$transaction(async (tx) => {
-    const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${lockId}) AS locked`;
-    if (!lock?.locked) return null;
-    const events = await tx.securityEvent.deleteMany({ where: { at: { lt: cutoff } } });
-    const challenges = await tx.mfaChallenge.deleteMany({ where: { OR: [{ expiresAt: { lte: now } }, { usedAt: { not: null } }] } });
-    const devices = await tx.deviceAuthorization.deleteMany({ where: { expiresAt: { lt: deviceCutoff } } });
-    // The authorization server's expired models: codes, refresh tokens, interactions, unused clients.
-    const oauthModels = await tx.oAuthModel.deleteMany({ where: { expiresAt: { lte: now } } });
-    // Webhook events past their 30 days, with their deliveries and attempts (by the created_at index).
-    const webhookEvents = await tx.webhookEvent.deleteMany({ where: { createdAt: { lt: webhookCutoff } } });
-    // Status subscriptions never confirmed, once their link has expired (the address never agreed).
-    const statusSubscribers = await tx.statusSubscriber.deleteMany({ where: { confirmedAt: null, confirmExpiresAt: { lt: now } } });
-    return {
-      events: events.count,
-      challenges: challenges.count,
-      devices: devices.count,
-      oauthModels: oauthModels.count,
-      webhookEvents: webhookEvents.count,
-      statusSubscribers: statusSubscribers.count,
-    };
   });
 }

@@ -229,9 +229,3 @@ export async function oldestUndeliveredAge(db: Db, now: Date): Promise<number> {
   const at = rows[0]?.at;
   return at ? Math.max(0, (now.getTime() - at.getTime()) / 1000) : 0;
 }
-
-/** Events (with their deliveries and attempts) past the retention. */
-export async function purgeWebhookEvents(db: DbHandle, cutoff: Date): Promise<number> {
-  const { count } = await db.webhookEvent.deleteMany({ where: { createdAt: { lt: cutoff } } });
-  return count;
-}

@@ -34,6 +34,30 @@ export interface MailWorkerOptions {
   retryBaseMs?: number;
 }
 
+/**
+ * Every instance, every second: unsent emails whose link has expired (a partial index on
+ * expires_at, so the sweep reads only such rows however long the queue).
+ */
+export const OUTBOX_EXPIRED_SWEEP = 'DELETE FROM outbox_emails WHERE expires_at IS NOT NULL AND expires_at <= $1';
+
+/**
+ * Claims due rows with a lease in one statement: no transaction stays open while SMTP talks, and
+ * a worker that dies mid-send leaves rows that become due again when the lease runs out. Due
+ * rows are taken in next_attempt_at order, read off its index with the limit (a new email is due
+ * when written, so that is oldest first; a retried one queues behind what is due before it).
+ * RETURNING follows the table's physical order, not the subquery's: the claimed rows are sorted
+ * again so a batch goes out oldest first.
+ */
+export const OUTBOX_CLAIM = `
+  WITH claimed AS (
+    UPDATE outbox_emails SET next_attempt_at = now() + interval '2 minutes'
+    WHERE id IN (
+      SELECT id FROM outbox_emails WHERE next_attempt_at <= now()
+      ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+    RETURNING id, kind, to_address, subject, text_body, html_body, attempts, expires_at, extra_headers, created_at)
+  SELECT id, kind, to_address, subject, text_body, html_body, attempts, expires_at, extra_headers
+  FROM claimed ORDER BY created_at, id`;
+
 export class MailWorker {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -87,21 +111,9 @@ export class MailWorker {
     const { db, transport, from, logger } = this.opts;
     const base = this.opts.retryBaseMs ?? 2000;
     // A link that has expired is worth nothing and must not arrive late: drop, never send.
-    const dropped = await db.outboxEmail.deleteMany({ where: { expiresAt: { lte: this.opts.clock() } } });
-    if (dropped.count > 0) logger.warn({ dropped: dropped.count }, 'dropped unsent emails whose links had expired');
-    // Claim with a lease in one statement: no transaction stays open while SMTP talks, and a
-    // worker that dies mid-send leaves rows that become due again when the lease runs out.
-    // RETURNING follows the table's physical order, not the subquery's: sort the claimed rows
-    // again so a batch goes out oldest first.
-    const rows = await db.$queryRaw<OutboxRow[]>`
-      WITH claimed AS (
-        UPDATE outbox_emails SET next_attempt_at = now() + interval '2 minutes'
-        WHERE id IN (
-          SELECT id FROM outbox_emails WHERE next_attempt_at <= now()
-          ORDER BY created_at LIMIT ${this.opts.batchSize ?? 20} FOR UPDATE SKIP LOCKED)
-        RETURNING id, kind, to_address, subject, text_body, html_body, attempts, expires_at, extra_headers, created_at)
-      SELECT id, kind, to_address, subject, text_body, html_body, attempts, expires_at, extra_headers
-      FROM claimed ORDER BY created_at, id`;
+    const dropped = await db.$executeRawUnsafe(OUTBOX_EXPIRED_SWEEP, this.opts.clock());
+    if (dropped > 0) logger.warn({ dropped }, 'dropped unsent emails whose links had expired');
+    const rows = await db.$queryRawUnsafe<OutboxRow[]>(OUTBOX_CLAIM, this.opts.batchSize ?? 20);
     let sent = 0;
     for (const row of rows) {
       // A slow server can hold a batch past a link's expiry: look again just before each send.

@@ -8,7 +8,7 @@ import { PASSWORD, fromIp, login, signedIn, signup, type SignedIn } from '../../
 import { gql, gqlCode } from '../../support/graphql.js';
 import { assertProblem } from '../../support/problem.js';
 import { useServer, type Server } from '../../support/server.js';
-import { purgeExpired } from '../../../src/domain/activity/activity-purge.js';
+import { LEASE_NAME, purgeExpired } from '../../../src/domain/retention/retention.js';
 
 const s = useServer({ env: { TRUST_PROXY: 'true' } });
 
@@ -224,20 +224,21 @@ test('events older than 90 days are purged, by one instance at a time; deletion 
   const recent = new Date(now.getTime() - 89 * 24 * 3600 * 1000);
   const row = (at: Date) => ({ accountId: a.id, type: 'slug_changed', at, ip: '10.0.0.x', userAgent: UA, detail: {} });
   await s.deps.db.securityEvent.createMany({ data: [row(old), row(recent)] });
-  const purged = await purgeExpired({ db: s.deps.db, clock: () => now });
+  const purged = await purgeExpired({ sql: s.deps.sql, clock: () => now });
   assert.ok(purged !== null && purged.events >= 1);
   const left = await s.deps.db.securityEvent.findMany({ where: { accountId: a.id }, select: { at: true } });
   assert.deepEqual(left.map((e) => e.at.getTime()), [recent.getTime()]);
 
-  // While another connection holds the purge lock, a purge does nothing and says so (real
-  // PostgreSQL only: embedded PGlite has one connection, so a second transaction would queue).
-  if (!s.deps.database.embedded) {
-    const held = await s.deps.db.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(730118010)`;
-      return purgeExpired({ db: s.deps.db, clock: () => now });
-    });
-    assert.equal(held, null);
-  }
+  // While another instance holds the retention lease, a purge does nothing and says so.
+  await s.deps.db.lease.upsert({
+    where: { name: LEASE_NAME },
+    create: { name: LEASE_NAME, holder: 'another instance', expiresAt: new Date(Date.now() + 60_000) },
+    update: { holder: 'another instance', expiresAt: new Date(Date.now() + 60_000) },
+  });
+  await s.deps.db.securityEvent.createMany({ data: [row(old)] });
+  assert.equal(await purgeExpired({ sql: s.deps.sql, clock: () => now }), null);
+  assert.equal(await s.deps.db.securityEvent.count({ where: { accountId: a.id } }), 2);
+  await s.deps.db.lease.delete({ where: { name: LEASE_NAME } });
 
   const b = await signedIn(s);
   await renameMany(b, 1);
@@ -264,7 +265,7 @@ test('the purge also drops spent second-step challenges (expired or used) and ke
       challenge('live', new Date(now.getTime() + 60_000)),
     ],
   });
-  const purged = await purgeExpired({ db: s.deps.db, clock: () => now });
+  const purged = await purgeExpired({ sql: s.deps.sql, clock: () => now });
   assert.ok(purged !== null && purged.challenges >= 2, JSON.stringify(purged));
   const left = await s.deps.db.mfaChallenge.findMany({ where: { accountId: a.id }, select: { tokenHash: true } });
   assert.deepEqual(left.map((c) => c.tokenHash), [`purge-test-live-${a.id}`]);

@@ -251,13 +251,13 @@ test('dynamic registration: 20 per network an hour; a registration expires in 30
 });
 
 test('the hourly purge deletes expired models (an unused client after its 30 days), not live ones', async () => {
-  const { purgeExpired } = await import('../../../src/domain/activity/activity-purge.js');
+  const { purgeExpired } = await import('../../../src/domain/retention/retention.js');
   const client = await register();
   const live = await s.deps.db.oAuthModel.findUniqueOrThrow({ where: { kind_id: { kind: 'Client', id: client.client_id } } });
   const later = new Date(live.expiresAt!.getTime() + 60_000);
   const other = await register();
   await s.deps.db.oAuthModel.updateMany({ where: { kind: 'Client', id: other.client_id }, data: { expiresAt: null } });
-  await purgeExpired({ db: s.deps.db, clock: () => later });
+  await purgeExpired({ sql: s.deps.sql, clock: () => later });
   assert.equal(await s.deps.db.oAuthModel.count({ where: { kind: 'Client', id: client.client_id } }), 0, 'unused for 30 days: gone');
   assert.equal(await s.deps.db.oAuthModel.count({ where: { kind: 'Client', id: other.client_id } }), 1, 'in use: kept');
 });

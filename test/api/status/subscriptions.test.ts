@@ -115,7 +115,7 @@ test('the same answer whoever is subscribed; a confirmed address gets no new lin
   f.s.clock.advance(DAY_MS + 1000);
   assert.equal((await f.zone(`/status/subscribe/confirm?token=${mail.token}`)).status, 400, 'expired');
   // The hourly purge removes what was never confirmed, once its link has expired.
-  const { purgeExpired } = await import('../../../src/domain/activity/activity-purge.js');
+  const { purgeExpired } = await import('../../../src/domain/retention/retention.js');
   const purged = await purgeExpired(f.s.deps);
   assert.ok(purged === null || purged.statusSubscribers >= 1);
   if (purged) assert.equal(await f.s.deps.db.statusSubscriber.count({ where: { emailNormalized: late.toLowerCase() } }), 0);

@@ -314,7 +314,7 @@ test('RFC 7009 revocation: 200 whatever the token; a service token stops working
 test('the hourly purge deletes device requests an hour after they expired, not before', async () => {
   const d = await startDevice();
   const hash = createHash('sha256').update(d.device_code).digest('hex');
-  const { purgeExpired } = await import('../../../src/domain/activity/activity-purge.js');
+  const { purgeExpired } = await import('../../../src/domain/retention/retention.js');
   s.clock.advance(600_000 + 30 * 60_000);
   await purgeExpired(s.deps);
   assert.ok(await s.deps.db.deviceAuthorization.findUnique({ where: { deviceCodeHash: hash } }), 'kept: a late poll still hears expired_token');
