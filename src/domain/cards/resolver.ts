@@ -13,7 +13,8 @@ import type { Logger } from 'pino';
 import type { CardConfig } from './card.js';
 import { BoundedTtlMap } from './local-cache.js';
 import { throttled } from '../../infra/observability/log-throttle.js';
-import { lookUpCard, type Looked, type Resolution } from './lookup.js';
+import { lookUpCard, UNKNOWN, type Looked, type Resolution } from './lookup.js';
+import { KnownHosts } from './known-hosts.js';
 import { SharedCardStore } from './shared-store.js';
 import { withTimeout } from '../../infra/timeout.js';
 import { millisOf } from '../clock.js';
@@ -107,17 +108,33 @@ export class CardResolver {
   /** The clock in milliseconds (no Date per request on the hot path). */
   private readonly nowMs: () => number;
 
+  /** Which hosts can have a tunnel (known-hosts.ts): the rest are 404 without a lookup. */
+  private readonly hosts: KnownHosts;
+  /** The filter's build failed: said once per interval. */
+  private readonly logFilterFailed = throttled((err: unknown) => {
+    this.deps.logger.warn({ err: (err as Error).message }, 'known-hosts filter build failed; unknown hosts are looked up');
+  });
+
   constructor(private readonly deps: CardDeps) {
     this.nowMs = millisOf(deps.clock);
     this.shared = deps.cache.kind === 'redis' ? new SharedCardStore(deps.cache) : null;
     this.localLive = this.shared === null;
+    this.hosts = new KnownHosts(deps.sql, deps.config.zone, (err) => this.logFilterFailed(err));
   }
 
   /** Subscribes to other instances' invalidations (Redis); the in-process layer starts after. */
   async start(): Promise<void> {
-    if (!this.shared) return;
-    await this.shared.subscribe((hosts, tunnelIds) => this.dropLocal(hosts, tunnelIds));
-    this.localLive = true;
+    if (this.shared) {
+      await this.shared.subscribe((hosts, tunnelIds) => this.dropLocal(hosts, tunnelIds));
+      this.localLive = true;
+    }
+    // Built once every change is heard (the invalidations add new hosts to it), in the background.
+    this.hosts.rebuild(this.nowMs()).catch((err: unknown) => this.logFilterFailed(err));
+  }
+
+  /** Stops the known-hosts filter's rebuilds. */
+  stop(): void {
+    this.hosts.stop();
   }
 
   /** The in-process answer, synchronously, or undefined (the hot path avoids a promise). */
@@ -127,7 +144,7 @@ export class CardResolver {
     const last = this.lastPeek;
     if (host === last.host && now < last.refreshAt && last.mutations === this.known.mutations + this.unknown.mutations) return last.value;
     const slot = this.known.slot(host, now) ?? this.unknown.slot(host, now);
-    if (slot === undefined) return undefined;
+    if (slot === undefined) return this.hosts.mayHave(host, now) ? undefined : UNKNOWN;
     const refreshAt = slot.expiresAt - REFRESH_AHEAD_MS;
     if (now >= refreshAt && !this.reloaded.has(slot) && !this.inflight.has(host)) {
       this.reloaded.add(slot);
@@ -213,6 +230,7 @@ export class CardResolver {
   }
 
   private dropLocal(hosts: readonly string[], tunnelIds: readonly string[]): void {
+    this.hosts.add(hosts);
     this.epoch++;
     this.recent.push({ epoch: this.epoch, hosts: [...hosts], tunnelIds: [...tunnelIds] });
     if (this.recent.length > RECENT_DROPS) this.recent.shift();

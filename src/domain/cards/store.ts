@@ -27,3 +27,17 @@ export async function findCardTunnel(sql: Sql, query: CardQuery): Promise<CardTu
       : await sql<CardTunnelRow>(`${TUNNEL_COLUMNS} WHERE a.slug = $1 AND t.subdomain = $2`, [query.slug, query.subdomain]);
   return row ?? null;
 }
+
+/** One page of every tunnel's names (the known-hosts filter's build), in id order after `afterId`. */
+export function selectTunnelHostsPage(sql: Sql, afterId: string, limit: number): Promise<{ id: string; subdomain: string; customDomain: string | null; slug: string }[]> {
+  return sql(
+    `SELECT t.id, t.subdomain, t.custom_domain AS "customDomain", a.slug FROM tunnels t JOIN accounts a ON a.id = t.account_id
+     WHERE t.id > $1 ORDER BY t.id LIMIT $2`,
+    [afterId, limit],
+  );
+}
+
+export async function countTunnels(sql: Sql): Promise<number> {
+  const [row] = await sql<{ n: number }>('SELECT count(*)::int AS n FROM tunnels', []);
+  return row?.n ?? 0;
+}

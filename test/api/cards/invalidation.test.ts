@@ -1,7 +1,9 @@
 // Every change that alters a card shows on the very next request, though the card is cached.
 // Each test first warms the cache with the old answer, so it is the invalidation that is tested.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
+import { REBUILD_MS } from '../../../src/domain/cards/known-hosts.js';
 import { signedIn } from '../../support/accounts.js';
 import { useServer } from '../../support/server.js';
 import {
@@ -17,6 +19,15 @@ import {
 
 const ZONE = 'tunnels.localhost';
 const s = useServer({ env: { INTERNAL_API_TOKEN: INTERNAL_TOKEN } });
+
+/** Polls `check` for up to 5 s. */
+async function eventually(check: () => Promise<boolean>): Promise<boolean> {
+  for (let i = 0; i < 50; i++) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
 
 test('the card is served from cache: a database edit that bypasses the service is not seen', async () => {
   const owner = await signedIn(s);
@@ -125,16 +136,52 @@ test('deleting the account stops every card of it at once', async () => {
   for (const host of [a.host, domain, b.host]) assert.equal((await card(s, host)).status, 404, host);
 });
 
-test('an unknown host is cached negatively for a short time, then looked up again', async () => {
+test('a tunnel written behind the service\'s back shows once the known-hosts filter is rebuilt (within 5 minutes)', async () => {
   const owner = await signedIn(s);
   const sub = uniqueSubdomain('late');
   const host = `${sub}--${owner.slug}.${ZONE}`;
   assert.equal((await card(s, host)).status, 404);
-  // Created behind the service's back: only the negative entry's expiry can reveal it.
+  // Created behind the service's back: no invalidation names the host, so nothing shows it but
+  // the filter's next build from the database.
   await s.deps.db.tunnel.create({ data: { accountId: owner.id, subdomain: sub, discoverable: true } });
   assert.equal((await card(s, host)).status, 404, 'the database is not asked again at once');
-  s.clock.advance(10_000);
-  assert.equal((await card(s, host)).status, 404, 'still within the negative lifetime');
-  s.clock.advance(25_000);
-  assert.equal((await card(s, host)).status, 200, 'looked up again after it');
+  s.clock.advance(35_000);
+  assert.equal((await card(s, host)).status, 404, 'past the negative lifetime, the filter still has no such host');
+  s.clock.advance(REBUILD_MS);
+  // The first request after the interval starts the rebuild (and is answered by the old filter).
+  await card(s, host);
+  assert.equal(await eventually(async () => (await card(s, host)).status === 200), true, 'shown after the rebuild');
+});
+
+test('unknown hosts are answered without the database: a flood of random ones makes at most 1 query in 10', async () => {
+  const owner = await signedIn(s);
+  const known = await discoverableTunnel(s, owner);
+  const real = s.deps.sql;
+  let queries = 0;
+  s.deps.sql = ((text: string, values: readonly unknown[]) => {
+    queries++;
+    return real(text, values);
+  }) as typeof real;
+  try {
+    const random = () => `${randomBytes(5).toString('hex')}--${randomBytes(5).toString('hex')}.${ZONE}`;
+    // The filter is built in the background after start: wait until an unknown host makes no query.
+    assert.equal(await eventually(async () => {
+      const before = queries;
+      await card(s, random());
+      return queries === before;
+    }), true, 'the filter is in use');
+    queries = 0;
+    const FLOOD = 400;
+    for (let i = 0; i < FLOOD; i += 20) {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => card(s, random())));
+      assert.ok(answers.every((r) => r.status === 404));
+    }
+    assert.ok(queries <= FLOOD / 10, `${queries} queries for ${FLOOD} unknown hosts`);
+    // A custom domain and a tunnel host created now are found at once (their change adds them).
+    const late = await discoverableTunnel(s, owner);
+    assert.equal((await card(s, late.host)).status, 200);
+    assert.equal((await card(s, known.host)).status, 200);
+  } finally {
+    s.deps.sql = real;
+  }
 });
