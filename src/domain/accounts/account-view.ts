@@ -5,7 +5,7 @@
 // copy unreachable, on every instance.
 import type { Cache } from '../../infra/cache/cache.js';
 import { hashTag } from '../../infra/cache/keys.js';
-import type { Db } from '../store.js';
+import type { Sql } from '../store.js';
 import { readAccountViewRow } from './store.js';
 import type { DomainEvents } from '../events.js';
 
@@ -41,8 +41,8 @@ function revive(s: Stored): AccountView {
   };
 }
 
-async function readDatabase(db: Db, accountId: string): Promise<AccountView | null> {
-  const a = await readAccountViewRow(db, accountId);
+async function readDatabase(sql: Sql, accountId: string): Promise<AccountView | null> {
+  const a = await readAccountViewRow(sql, accountId);
   if (!a) return null;
   return {
     id: a.id,
@@ -57,7 +57,7 @@ async function readDatabase(db: Db, accountId: string): Promise<AccountView | nu
   };
 }
 
-export async function loadAccountView(deps: { db: Db; cache: Cache }, accountId: string): Promise<AccountView | null> {
+export async function loadAccountView(deps: { sql: Sql; cache: Cache }, accountId: string): Promise<AccountView | null> {
   let version: string | null = null;
   try {
     const hit = await deps.cache.getVersioned(versionKey(accountId), dataPrefix(accountId));
@@ -66,7 +66,7 @@ export async function loadAccountView(deps: { db: Db; cache: Cache }, accountId:
   } catch {
     // Cache unreachable: the database answers alone.
   }
-  const view = await readDatabase(deps.db, accountId);
+  const view = await readDatabase(deps.sql, accountId);
   if (view && version !== null) {
     await deps.cache.set(dataPrefix(accountId) + version, JSON.stringify(view), VIEW_TTL_MS).catch(() => {});
   }

@@ -49,14 +49,14 @@ export function assertActivityLimit(limit: number): void {
 
 /** One page of an account's events, newest first, strictly older than `before` when given. */
 export async function listSecurityEvents(
-  deps: Pick<DomainDeps, 'db'>,
+  deps: Pick<DomainDeps, 'sql'>,
   accountId: string,
   page: { limit?: number; before?: string | null },
 ): Promise<ActivityPage> {
   const limit = page.limit ?? ACTIVITY_LIMIT_DEFAULT;
   assertActivityLimit(limit);
   const before = page.before ? decodeCursor(page.before) : null;
-  const rows = await selectSecurityEvents(deps.db, accountId, limit + 1, before);
+  const rows = await selectSecurityEvents(deps.sql, accountId, limit + 1, before);
   const shown = rows.slice(0, limit);
   const events = shown.map((r) => ({
     id: r.id,

@@ -1,7 +1,7 @@
 // The security activity's queries: events appended in the transaction of their change, read a
 // page at a time newest first (retention/retention.ts purges them past their 90 days).
 import type { Prisma } from '../../generated/prisma/client.js';
-import type { DbHandle } from '../store.js';
+import type { DbHandle, Sql } from '../store.js';
 
 export interface EventRow {
   accountId: string;
@@ -71,12 +71,15 @@ export interface StoredEvent {
   detail: unknown;
 }
 
-/** Up to `take` events of the account, newest first, strictly older than position `before`. */
-export function selectSecurityEvents(db: DbHandle, accountId: string, take: number, before: bigint | null): Promise<StoredEvent[]> {
-  return db.securityEvent.findMany({
-    where: { accountId, ...(before !== null ? { seq: { lt: before } } : {}) },
-    orderBy: { seq: 'desc' },
-    take,
-    select: { seq: true, id: true, type: true, at: true, ip: true, userAgent: true, detail: true },
-  });
+/**
+ * Up to `take` events of the account, newest first, strictly older than position `before`:
+ * straight on node-postgres, by the (account_id, seq DESC) index.
+ */
+export async function selectSecurityEvents(sql: Sql, accountId: string, take: number, before: bigint | null): Promise<StoredEvent[]> {
+  const rows = await sql<Omit<StoredEvent, 'seq'> & { seq: string }>(
+    `SELECT seq::text AS seq, id, type, at, ip, user_agent AS "userAgent", detail FROM security_events
+     WHERE account_id = $1 AND ($2::bigint IS NULL OR seq < $2::bigint) ORDER BY seq DESC LIMIT $3`,
+    [accountId, before === null ? null : before.toString(), take],
+  );
+  return rows.map((r) => ({ ...r, seq: BigInt(r.seq) }));
 }

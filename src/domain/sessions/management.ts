@@ -24,8 +24,8 @@ export async function revokeOtherSession(deps: FlowDeps, viewer: Viewer, session
 }
 
 /** The account's live sessions, newest first (at most MAX_SESSIONS). */
-export function listSessions(deps: Pick<DomainDeps, 'db' | 'clock'>, accountId: string): Promise<SessionListRow[]> {
-  return selectLiveSessions(deps.db, accountId, deps.clock(), MAX_SESSIONS);
+export function listSessions(deps: Pick<DomainDeps, 'sql' | 'clock'>, accountId: string): Promise<SessionListRow[]> {
+  return selectLiveSessions(deps.sql, accountId, deps.clock(), MAX_SESSIONS);
 }
 
 export async function logout(deps: FlowDeps, viewer: Viewer): Promise<void> {

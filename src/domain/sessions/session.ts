@@ -8,8 +8,8 @@
 import { v7 as timeOrderedUuid } from 'uuid';
 import { orFallback, type Cache } from '../../infra/cache/cache.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
-import type { Db, Tx } from '../store.js';
-import { deleteSessions, readSessionRow, selectAccountSessions, touchSessionRow, type SessionRef } from './store.js';
+import type { Db, Sql, Tx } from '../store.js';
+import { deleteSessions, readAndTouchSessionRow, readSessionRow, selectAccountSessions, touchSessionRow, type SessionRef, type SessionRow } from './store.js';
 import { revocationEpoch } from './revocation-epoch.js';
 import { changeAccount, type AccountChange, type ChangeDeps } from '../activity/account-change.js';
 
@@ -25,6 +25,7 @@ const REVOKED = 'revoked';
 
 export interface SessionDeps {
   db: Db;
+  sql: Sql;
   cache: Cache;
   clock: () => Date;
 }
@@ -92,7 +93,7 @@ export async function validateSessionToken(deps: SessionDeps, token: string): Pr
  */
 export interface CredentialKind<T extends { epoch: number }> {
   revive(cached: string): T;
-  load(deps: Pick<SessionDeps, 'db'>, tokenHash: string, epoch: number): Promise<T | null>;
+  load(deps: Pick<SessionDeps, 'db' | 'sql' | 'clock'>, tokenHash: string, epoch: number): Promise<T | null>;
   ttlMs(value: T, now: number): number;
 }
 
@@ -130,9 +131,7 @@ function revive(cached: string): ValidSession {
   return session;
 }
 
-async function readSession(deps: Pick<SessionDeps, 'db'>, tokenHash: string, epoch: number): Promise<ValidSession | null> {
-  const row = await readSessionRow(deps.db, tokenHash);
-  if (!row) return null;
+function sessionOf(row: SessionRow, tokenHash: string, epoch: number): ValidSession {
   return {
     id: row.id,
     accountId: row.accountId,
@@ -146,14 +145,25 @@ async function readSession(deps: Pick<SessionDeps, 'db'>, tokenHash: string, epo
 }
 
 /**
+ * A cache miss: the session in one round trip, its minute's touch included when due (so the
+ * check that follows has nothing left to write).
+ */
+async function loadSession(deps: Pick<SessionDeps, 'sql' | 'clock'>, tokenHash: string, epoch: number): Promise<ValidSession | null> {
+  const now = deps.clock();
+  const row = await readAndTouchSessionRow(deps.sql, tokenHash, now, new Date(now.getTime() + SESSION_LIFETIME_MS), SESSION_ABSOLUTE_LIFETIME_MS, LAST_SEEN_INTERVAL_MS);
+  return row && sessionOf(row, tokenHash, epoch);
+}
+
+/**
  * After a change to the session's row that its cached entry shows (a re-authentication): the
  * entry is read again from the database and replaced, unless a revocation's tombstone is there.
  */
 export async function recacheSession(deps: SessionDeps, tokenHash: string): Promise<void> {
   const epoch = await epochOf(deps);
   if (epoch < 0) return;
-  const session = await readSession(deps, tokenHash, epoch);
-  if (!session) return;
+  const row = await readSessionRow(deps.sql, tokenHash);
+  if (!row) return;
+  const session = sessionOf(row, tokenHash, epoch);
   await recache(deps, tokenHash, session, ttlFor(session, deps.clock().getTime()));
 }
 
@@ -161,7 +171,7 @@ function ttlFor(session: ValidSession, now: number): number {
   return Math.max(1000, Math.min(CACHE_TTL_MS, session.expiresAt - now));
 }
 
-const SESSION_CREDENTIAL: CredentialKind<ValidSession> = { revive, load: readSession, ttlMs: ttlFor };
+const SESSION_CREDENTIAL: CredentialKind<ValidSession> = { revive, load: loadSession, ttlMs: ttlFor };
 
 async function touch(deps: SessionDeps, session: ValidSession, now: number): Promise<void> {
   // One writer per session per minute across instances: the lock is keyed by the last_seen_at

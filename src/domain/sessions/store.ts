@@ -14,11 +14,40 @@ export interface SessionRow {
   authenticatedAt: Date;
 }
 
-export function readSessionRow(db: DbHandle, tokenHash: string): Promise<SessionRow | null> {
-  return db.session.findUnique({
-    where: { tokenHash },
-    select: { id: true, accountId: true, expiresAt: true, lastSeenAt: true, createdAt: true, authenticatedAt: true },
-  });
+const SESSION_COLUMNS = `id, account_id AS "accountId", expires_at AS "expiresAt", last_seen_at AS "lastSeenAt",
+  created_at AS "createdAt", authenticated_at AS "authenticatedAt"`;
+
+/** The session of a token hash, straight on node-postgres (by its unique index). */
+export async function readSessionRow(sql: Sql, tokenHash: string): Promise<SessionRow | null> {
+  const [row] = await sql<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE token_hash = $1`, [tokenHash]);
+  return row ?? null;
+}
+
+/**
+ * A cold session check's one round trip: the session of a token hash, with the minute's write of
+ * last_seen_at and the extended expiry folded in when it is due (its last_seen_at a minute old
+ * or more, and not expired). The condition is on the row being updated, so of concurrent checks
+ * of one session only the first writes. Answers the row as it stands after the statement.
+ */
+const READ_AND_TOUCH = `WITH s AS (SELECT ${SESSION_COLUMNS} FROM sessions WHERE token_hash = $1),
+  t AS (
+    UPDATE sessions u SET last_seen_at = $2, expires_at = LEAST($3::timestamptz, u.created_at + $4 * interval '1 millisecond')
+    FROM s WHERE u.id = s.id AND u.last_seen_at <= $2::timestamptz - $5 * interval '1 millisecond' AND u.expires_at > $2
+    RETURNING u.last_seen_at, u.expires_at)
+  SELECT s.id, s."accountId", coalesce(t.expires_at, s."expiresAt") AS "expiresAt", coalesce(t.last_seen_at, s."lastSeenAt") AS "lastSeenAt",
+    s."createdAt", s."authenticatedAt"
+  FROM s LEFT JOIN t ON true`;
+
+export async function readAndTouchSessionRow(
+  sql: Sql,
+  tokenHash: string,
+  now: Date,
+  slidingExpiry: Date,
+  absoluteLifetimeMs: number,
+  touchIntervalMs: number,
+): Promise<SessionRow | null> {
+  const [row] = await sql<SessionRow>(READ_AND_TOUCH, [tokenHash, now, slidingExpiry, absoluteLifetimeMs, touchIntervalMs]);
+  return row ?? null;
 }
 
 /**
@@ -61,14 +90,13 @@ export interface SessionListRow {
   secondStep: boolean;
 }
 
-/** The account's live sessions, newest first. */
-export function selectLiveSessions(db: DbHandle, accountId: string, now: Date, take: number): Promise<SessionListRow[]> {
-  return db.session.findMany({
-    where: { accountId, expiresAt: { gt: now } },
-    orderBy: { createdAt: 'desc' },
-    take,
-    select: { id: true, userAgent: true, ip: true, createdAt: true, lastSeenAt: true, method: true, secondStep: true },
-  });
+/** The account's live sessions, newest first: straight on node-postgres (a list of up to 100 rows). */
+export function selectLiveSessions(sql: Sql, accountId: string, now: Date, take: number): Promise<SessionListRow[]> {
+  return sql<SessionListRow>(
+    `SELECT id, user_agent AS "userAgent", ip, created_at AS "createdAt", last_seen_at AS "lastSeenAt", method, second_step AS "secondStep"
+     FROM sessions WHERE account_id = $1 AND expires_at > $2 ORDER BY created_at DESC LIMIT $3`,
+    [accountId, now, take],
+  );
 }
 
 /** What the guards of API.md 7a read: the session's proof time and its account's address state. */

@@ -12,7 +12,7 @@ import { changeAccount } from '../activity/account-change.js';
 import type { ProviderName } from './identity.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'sql' | 'events' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
 
 /** Whether the session may start a re-authentication with `provider`: linked, and two-step off. */
 export async function assertProviderReauthAllowed(deps: Pick<DomainDeps, 'db'>, viewer: Viewer, provider: ProviderName): Promise<void> {

@@ -132,6 +132,36 @@ test('last_seen_at is written at most once a minute', async () => {
   assert.equal(Date.parse(listed.last_seen_at), await lastSeen());
 });
 
+test('a cold session check is one statement: the read, with the minute\'s touch folded in', async () => {
+  const a = await signedIn(s);
+  const hash = createHash('sha256').update(a.token).digest('hex');
+  // Warm: the account view is cached and the revocation epoch was read just now.
+  assert.equal((await s.request('/api/account', { bearer: a.token })).status, 200);
+  s.clock.advance(2 * 60_000);
+  await s.deps.cache.del(`session:${hash}`);
+  const real = s.deps.sql;
+  const statements: string[] = [];
+  s.deps.sql = ((text: string, values: readonly unknown[]) => {
+    statements.push(text);
+    return real(text, values);
+  }) as typeof real;
+  try {
+    assert.equal((await s.request('/api/account', { bearer: a.token })).status, 200);
+  } finally {
+    s.deps.sql = real;
+  }
+  assert.equal(statements.length, 1, statements.join('\n---\n'));
+  assert.match(statements[0]!, /FROM sessions WHERE token_hash/);
+  const row = await s.deps.db.session.findFirstOrThrow({ where: { tokenHash: hash } });
+  assert.ok(row.lastSeenAt.getTime() >= row.createdAt.getTime() + 2 * 60_000, 'touched by the same statement');
+  assert.equal(row.expiresAt.getTime(), row.lastSeenAt.getTime() + 30 * 24 * 3600 * 1000, 'extended by it');
+  // The entry it cached carries the touch: the next request writes nothing.
+  const before = row.lastSeenAt.getTime();
+  s.clock.advance(1000);
+  assert.equal((await s.request('/api/account', { bearer: a.token })).status, 200);
+  assert.equal((await s.deps.db.session.findFirstOrThrow({ where: { tokenHash: hash } })).lastSeenAt.getTime(), before);
+});
+
 test('a session idle for 30 days has expired', async () => {
   const a = await signedIn(s);
   assert.equal((await me(a.token)).status, 200);

@@ -1,0 +1,303 @@
+// `npm run bench:scale`: the cold paths and the background jobs on a large data set against a
+// small one, in the same run (issue 39). Two scratch databases on the loopback PostgreSQL:
+// - small: 1,000 accounts; large: SCALE_ACCOUNTS (default 1,000,000) accounts; each account with
+//   5 sessions, 1 tunnel and 10 security events (so 5M sessions, 1M tunnels, 10M events), seeded
+//   with set-based SQL;
+// - the real server (as `npm start` runs it) on each in turn, on its own Redis database;
+// - per path, the server's CPU per request (from /proc), PostgreSQL's CPU per request (every
+//   `postgres` process, from /proc) and the statements per request (pg_stat_database);
+// - then EXPLAIN of every periodic sweep and background job on the large set.
+// Prints one Markdown table (the README keeps it) and drops both databases.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import argon2 from 'argon2';
+import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { cpuSeconds, startServer, type Proc } from './lib.js';
+import { SWEEPS } from '../src/domain/retention/retention.js';
+import { batchStatement } from '../src/domain/retention/store.js';
+import { OUTBOX_CLAIM, OUTBOX_EXPIRED_SWEEP } from '../src/infra/mail/worker.js';
+import { HASH_OPTIONS } from '../src/domain/passwords/password.js';
+
+const ADMIN = 'postgresql://postgres@127.0.0.1:5432/postgres';
+const REDIS = 'redis://127.0.0.1:6379/10';
+const ZONE = 'scale.bench.localhost';
+const PASSWORD = 'scale bench password 1';
+const LARGE = Number(process.env.SCALE_ACCOUNTS ?? 1_000_000);
+const SMALL = 1000;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+
+/** Seeded session tokens: 32 characters of a–j from the number (base32's alphabet holds them). */
+const tokenOf = (n: number) => String(n).padStart(32, '0').replace(/[0-9]/g, (d) => 'abcdefghij'[Number(d)]!);
+const TOKEN_SQL = (n: string) => `translate(lpad((${n})::text, 32, '0'), '0123456789', 'abcdefghij')`;
+
+/** CPU seconds of every PostgreSQL process (the server's backends and its background workers). */
+function postgresCpu(): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuSeconds(Number(pid));
+    } catch {
+      /* gone */
+    }
+  }
+  return total;
+}
+
+async function statements(admin: pg.Client, db: string): Promise<number> {
+  const { rows } = await admin.query('SELECT (xact_commit + xact_rollback)::bigint AS n FROM pg_stat_database WHERE datname = $1', [db]);
+  return Number(rows[0]?.n ?? 0);
+}
+
+async function seed(url: string, accounts: number, hash: string): Promise<number> {
+  const c = new pg.Client(url);
+  await c.connect();
+  const started = performance.now();
+  await c.query('SET synchronous_commit = off');
+  await c.query(
+    `INSERT INTO accounts (id, email, email_normalized, password_hash, email_verified, slug, created_at, updated_at, tunnel_count)
+     SELECT md5('a' || g)::uuid::text, 'user' || g || '@example.com', 'user' || g || '@example.com', $1, true, 'user' || g, now(), now(), 1
+     FROM generate_series(1, $2) g`,
+    [hash, accounts],
+  );
+  await c.query(
+    `INSERT INTO sessions (id, account_id, token_hash, user_agent, ip, created_at, last_seen_at, authenticated_at, expires_at)
+     SELECT md5('s' || g)::uuid::text, md5('a' || ((g - 1) / 5 + 1))::uuid::text, encode(sha256(convert_to(${TOKEN_SQL('g')}, 'UTF8')), 'hex'),
+       'Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0', '203.0.113.x', now() - interval '1 day', now() - interval '1 hour', now() - interval '1 day', now() + interval '20 days'
+     FROM generate_series(1, $1::int * 5) g`,
+    [accounts],
+  );
+  await c.query(
+    `INSERT INTO tunnels (id, account_id, subdomain, discoverable, created_at, updated_at)
+     SELECT md5('t' || g)::uuid::text, md5('a' || g)::uuid::text, 'app', g % 2 = 0, now(), now() FROM generate_series(1, $1) g`,
+    [accounts],
+  );
+  await c.query(
+    `INSERT INTO security_events (account_id, type, at, ip, user_agent, detail)
+     SELECT md5('a' || ((g - 1) / 10 + 1))::uuid::text, 'sign_in', now() - (g % 1000) * interval '1 hour', '203.0.113.x', 'Mozilla/5.0', '{"method":"password","second_step":false}'
+     FROM generate_series(1, $1::int * 10) g`,
+    [accounts],
+  );
+  await c.query('VACUUM ANALYZE');
+  await c.end();
+  return (performance.now() - started) / 1000;
+}
+
+interface Figure {
+  serverUs: number;
+  postgresUs: number;
+  statements: number;
+  rps: number;
+  requests: number;
+  bad: number;
+}
+
+/** One load: `next` gives each request's path and headers; `amount` requests or SECONDS seconds. */
+async function measure(
+  admin: pg.Client,
+  db: string,
+  server: Proc,
+  load: { path: string; method?: string; body?: (i: number) => string; headers: (i: number) => Record<string, string>; amount?: number; expect: number; connections?: number },
+): Promise<Figure> {
+  let i = 0;
+  let bad = 0;
+  let done = 0;
+  const s0 = await statements(admin, db);
+  const p0 = postgresCpu();
+  const c0 = cpuSeconds(server.pid);
+  const t0 = performance.now();
+  await new Promise<void>((resolve, reject) => {
+    const inst = autocannon(
+      {
+        url: server.url + load.path,
+        method: (load.method ?? 'GET') as 'GET',
+        connections: load.connections ?? 16,
+        ...(load.amount !== undefined ? { amount: load.amount } : { duration: SECONDS }),
+        requests: [
+          {
+            setupRequest: (req) => {
+              const n = i++;
+              return { ...req, headers: { ...req.headers, ...load.headers(n) }, ...(load.body ? { body: load.body(n) } : {}) };
+            },
+          },
+        ],
+      },
+      (err) => (err ? reject(err) : resolve()),
+    );
+    inst.on('response', (_c, status) => {
+      done++;
+      if (status !== load.expect) bad++;
+    });
+  });
+  const seconds = (performance.now() - t0) / 1000;
+  const server1 = cpuSeconds(server.pid);
+  const pg1 = postgresCpu();
+  // The statistics reach pg_stat_database within a second of each transaction's end.
+  await new Promise((r) => setTimeout(r, 1500));
+  const s1 = await statements(admin, db);
+  return {
+    serverUs: ((server1 - c0) * 1e6) / done,
+    postgresUs: ((pg1 - p0) * 1e6) / done,
+    statements: (s1 - s0) / done,
+    rps: done / seconds,
+    requests: done,
+    bad,
+  };
+}
+
+async function flushRedis(): Promise<void> {
+  const r = new Redis(REDIS);
+  await r.flushdb();
+  r.disconnect();
+}
+
+async function runPaths(admin: pg.Client, db: string, url: string, accounts: number, tag: 'small' | 'large'): Promise<Map<string, Figure>> {
+  await flushRedis();
+  const server = await startServer({ ZONE, DATABASE_URL: url, REDIS_URL: REDIS, PWNED_PASSWORDS_URL: 'off', LOG_LEVEL: 'error' });
+  const out = new Map<string, Figure>();
+  try {
+    // Let the known-hosts filter build and the start-up settle.
+    await new Promise((r) => setTimeout(r, tag === 'large' ? 8000 : 2000));
+    const bearer = (n: number) => ({ authorization: `Bearer ${tokenOf(n)}`, 'content-type': 'application/json' });
+    const typename = JSON.stringify({ query: '{ __typename }' });
+    const sessions = accounts * 5;
+    // Cold: every request a session no request has used (its cache entry absent).
+    const coldAmount = Math.min(sessions - 10, 6000);
+    out.set('session check, cold (distinct sessions)', await measure(admin, db, server, { path: '/graphql', method: 'POST', body: () => typename, headers: (i) => bearer(10 + i + 1), amount: coldAmount, expect: 200 }));
+    out.set('session check, warm (cached)', await measure(admin, db, server, { path: '/graphql', method: 'POST', body: () => typename, headers: () => bearer(1), expect: 200 }));
+    // Account view cold: distinct accounts (their first session each, unused so far beyond the cold run).
+    const base = 10 + coldAmount + 10;
+    const viewAmount = Math.min(Math.floor((sessions - base) / 5) - 2, 3000);
+    out.set('GET /api/account, cold session and view', await measure(admin, db, server, { path: '/api/account', headers: (i) => bearer(base + (i + 1) * 5), amount: viewAmount, expect: 200 }));
+    out.set('GET /api/account, warm', await measure(admin, db, server, { path: '/api/account', headers: () => bearer(1), expect: 200 }));
+    // Cards: a cached hit, real tunnels' hosts cold (distinct), random unknown hosts (a flood).
+    const hit = { host: `app--user2.${ZONE}` };
+    out.set('card hit (cached)', await measure(admin, db, server, { path: '/.well-known/mcp/server-card.json', headers: () => hit, expect: 200 }));
+    const cardCold = Math.min(Math.floor(accounts / 2) - 10, 5000);
+    out.set('card miss, existing tunnels (distinct hosts)', await measure(admin, db, server, { path: '/.well-known/mcp/server-card.json', headers: (i) => ({ host: `app--user${2 * (i + 3)}.${ZONE}` }), amount: cardCold, expect: 200 }));
+    out.set('card miss, random unknown hosts (flood)', await measure(admin, db, server, {
+      path: '/.well-known/mcp/server-card.json',
+      headers: () => ({ host: `${Math.random().toString(36).slice(2, 10)}--${Math.random().toString(36).slice(2, 10)}.${ZONE}` }),
+      expect: 404,
+    }));
+    // Lists: 100 sessions (account 1 gets 95 more), 50 events.
+    const c = new pg.Client(url);
+    await c.connect();
+    await c.query(
+      `INSERT INTO sessions (id, account_id, token_hash, user_agent, ip, created_at, last_seen_at, authenticated_at, expires_at)
+       SELECT md5('x' || g)::uuid::text, md5('a1')::uuid::text, md5('x' || g) || md5('y' || g), 'Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0', '203.0.113.x', now(), now(), now(), now() + interval '20 days'
+       FROM generate_series(1, 95) g ON CONFLICT DO NOTHING`,
+    );
+    await c.query(
+      `INSERT INTO security_events (account_id, type, at, ip, user_agent, detail)
+       SELECT md5('a1')::uuid::text, 'slug_changed', now() - g * interval '1 minute', '203.0.113.x', 'Mozilla/5.0', '{"from":"a","to":"b"}' FROM generate_series(1, 50) g`,
+    );
+    await c.end();
+    out.set('GET /api/sessions (100 sessions)', await measure(admin, db, server, { path: '/api/sessions', headers: () => bearer(1), expect: 200, connections: 8 }));
+    out.set('GET /api/account/activity (50 events)', await measure(admin, db, server, { path: '/api/account/activity?limit=50', headers: () => bearer(1), expect: 200, connections: 8 }));
+    // Logins: distinct accounts, argon2-bound; the database's share is what grows with the data.
+    out.set('POST /auth/login', await measure(admin, db, server, {
+      path: '/auth/login',
+      method: 'POST',
+      body: (i) => JSON.stringify({ email: `user${(i % Math.min(accounts, 400)) + 100}@example.com`, password: PASSWORD }),
+      headers: () => ({ 'content-type': 'application/json' }),
+      amount: 300,
+      connections: 4,
+      expect: 200,
+    }));
+  } finally {
+    await server.stop();
+  }
+  return out;
+}
+
+async function explain(url: string): Promise<string[]> {
+  const c = new pg.Client(url);
+  await c.connect();
+  const plans: string[] = [];
+  const show = async (name: string, text: string, values: unknown[]) => {
+    await c.query('BEGIN');
+    try {
+      const { rows } = await c.query(`EXPLAIN ${text}`, values);
+      const plan = rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+      const scans = plan.split('\n').filter((l) => /Scan/.test(l)).map((l) => l.trim().replace(/\s+\(cost.*$/, ''));
+      plans.push(`${name}: ${scans.join('; ')}`);
+    } finally {
+      await c.query('ROLLBACK');
+    }
+  };
+  for (const s of SWEEPS) await show(`retention ${s.name}`, batchStatement(s), [s.cutoff(Date.now()), 1000]);
+  await show('outbox expired-link sweep', OUTBOX_EXPIRED_SWEEP, [new Date()]);
+  await show('outbox claim', OUTBOX_CLAIM, [20]);
+  await show(
+    'webhook queue claim',
+    `SELECT d2.id FROM webhook_deliveries d2 JOIN webhooks w ON w.id = d2.webhook_id
+     WHERE d2.status = 'pending' AND d2.next_attempt_at <= $1 AND (d2.locked_until IS NULL OR d2.locked_until <= $1) AND w.enabled
+     ORDER BY d2.next_attempt_at LIMIT 20 FOR UPDATE OF d2 SKIP LOCKED`,
+    [new Date()],
+  );
+  await show('status history purge (minutes)', 'DELETE FROM status_history_minutes WHERE minute < $1', [new Date(Date.now() - 86_400_000)]);
+  await show('session check (cold)', 'SELECT id FROM sessions WHERE token_hash = $1', ['x']);
+  await show('card miss', 'SELECT t.id FROM tunnels t JOIN accounts a ON a.id = t.account_id WHERE a.slug = $1 AND t.subdomain = $2', ['user5', 'app']);
+  await show('activity page', 'SELECT seq FROM security_events WHERE account_id = $1 ORDER BY seq DESC LIMIT 51', ['x']);
+  await c.end();
+  return plans;
+}
+
+const built = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+if (built.status !== 0) process.exit(built.status ?? 1);
+const admin = new pg.Client(ADMIN);
+await admin.connect();
+const stamp = Date.now();
+const dbs = { small: `scale_small_${stamp}`, large: `scale_large_${stamp}` };
+const urlOf = (db: string) => `postgresql://postgres@127.0.0.1:5432/${db}`;
+const results = new Map<string, { small?: Figure; large?: Figure }>();
+const notes: string[] = [];
+try {
+  const hash = await argon2.hash(PASSWORD, HASH_OPTIONS);
+  for (const [tag, accounts] of [['small', SMALL], ['large', LARGE]] as const) {
+    const db = dbs[tag];
+    await admin.query(`CREATE DATABASE ${db}`);
+    // Migrate: a server start applies the migrations.
+    const first = await startServer({ ZONE, DATABASE_URL: urlOf(db), LOG_LEVEL: 'error' });
+    await first.stop();
+    const took = await seed(urlOf(db), accounts, hash);
+    const { rows } = await admin.query(`SELECT pg_size_pretty(pg_database_size($1)) AS size`, [db]);
+    notes.push(`${tag}: ${accounts} accounts, ${accounts * 5} sessions, ${accounts} tunnels, ${accounts * 10} security events seeded in ${took.toFixed(0)} s (${rows[0].size})`);
+    process.stderr.write(`${notes.at(-1)}\n`);
+    const figures = await runPaths(admin, db, urlOf(db), accounts, tag);
+    for (const [name, f] of figures) results.set(name, { ...results.get(name), [tag]: f });
+  }
+  notes.push(...(await explain(urlOf(dbs.large))).map((p) => `EXPLAIN on the large set, ${p}`));
+} finally {
+  for (const db of Object.values(dbs)) await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`).catch(() => {});
+  await admin.end();
+}
+
+const us = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(2)} ms` : `${n.toFixed(0)} µs`);
+const lines = [
+  '| path | server CPU/req small → large | PostgreSQL CPU/req small → large | statements/req small → large | req/s small → large |',
+  '|---|---|---|---|---|',
+];
+for (const [name, { small, large }] of results) {
+  if (!small || !large) continue;
+  const bad = small.bad + large.bad > 0 ? ` (unexpected statuses: ${small.bad}/${large.bad})` : '';
+  lines.push(
+    `| ${name}${bad} | ${us(small.serverUs)} → ${us(large.serverUs)} | ${us(small.postgresUs)} → ${us(large.postgresUs)} | ` +
+      `${small.statements.toFixed(2)} → ${large.statements.toFixed(2)} | ${small.rps.toFixed(0)} → ${large.rps.toFixed(0)} |`,
+  );
+}
+const get = (name: string) => results.get(name)?.large;
+const cold = get('session check, cold (distinct sessions)');
+const warm = get('session check, warm (cached)');
+const flood = get('card miss, random unknown hosts (flood)');
+const hit = get('card hit (cached)');
+const loginSmall = results.get('POST /auth/login')?.small;
+const loginLarge = results.get('POST /auth/login')?.large;
+if (cold && warm) notes.push(`cold session check on the large set: ${(cold.serverUs / warm.serverUs).toFixed(2)}× the cached check's server CPU (target ≤ 3), ${us(cold.postgresUs)} PostgreSQL CPU (target ≤ 0.3 ms), ${cold.statements.toFixed(2)} statements`);
+if (flood && hit) notes.push(`random unknown hosts on the large set: ${flood.statements.toFixed(3)} statements per request (target ≤ 0.1), ${(flood.rps / hit.rps).toFixed(2)} of the card hit's req/s (target ≥ 0.5)`);
+if (loginSmall && loginLarge) notes.push(`login PostgreSQL CPU large ÷ small: ${(loginLarge.postgresUs / loginSmall.postgresUs).toFixed(2)} (target ≤ 1.15)`);
+notes.push('statements/req counts transactions in pg_stat_database (the background workers add a few per second); PostgreSQL CPU is every postgres process; 2-core machine, load generator on it');
+process.stdout.write(`\n${lines.join('\n')}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`);
