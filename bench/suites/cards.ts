@@ -137,7 +137,7 @@ export default async function cards(): Promise<BenchResult> {
     notes: [
       `cards: ${Buffer.byteLength(hit.body)}-byte card, ${Buffer.byteLength(miss.body)}-byte 404; errors ${card.value.errors}/${notFound.value.errors}, ` +
         `unexpected statuses ${card.value.unexpected}/${notFound.value.unexpected}; medians of ${ROUNDS} alternating rounds (baseline, server).`,
-      `cards flood: ${FLOOD_HOSTS} distinct random tunnel hosts (each a miss: Redis, then the database) in ${flooded.seconds.toFixed(1)} s ` +
+      `cards flood: ${FLOOD_HOSTS} distinct random tunnel hosts (each unknown: answered by the known-hosts filter, or looked up on its false positives) in ${flooded.seconds.toFixed(1)} s ` +
         `(${flooded.non404} non-404 answers); server RSS ${rssBefore.toFixed(0)} MiB before; peak during the flood ` +
         `${fmt(flooded.peakMiB - rssBefore)}, right after ${fmt(rssAfter - rssBefore)}, 3 s later ${fmt(rss3s - rssBefore)}, ` +
         `30 s later (what the flood leaves) ${fmt(delta)} (target: within 50 MiB, ${delta <= 50 ? 'met' : 'NOT met'}).`,

@@ -4,14 +4,14 @@
 -- tokens, second-step challenges (expired or used) and pending links, unsent emails whose link
 -- has expired (swept every second by every instance), never-confirmed status subscriptions.
 -- On a large existing table each CREATE INDEX holds off writes to it while it builds (seconds
--- per million rows); docs/operations.md says how to build them CONCURRENTLY beforehand.
-CREATE INDEX "sessions_expires_at_idx" ON "sessions" ("expires_at");
-CREATE INDEX "email_tokens_expires_at_idx" ON "email_tokens" ("expires_at");
-CREATE INDEX "mfa_challenges_expires_at_idx" ON "mfa_challenges" ("expires_at");
-CREATE INDEX "mfa_challenges_used_idx" ON "mfa_challenges" ("used_at") WHERE "used_at" IS NOT NULL;
-CREATE INDEX "pending_links_expires_at_idx" ON "pending_links" ("expires_at");
-CREATE INDEX "outbox_emails_expires_at_idx" ON "outbox_emails" ("expires_at") WHERE "expires_at" IS NOT NULL;
-CREATE INDEX "status_subscribers_unconfirmed_idx" ON "status_subscribers" ("confirm_expires_at") WHERE "confirmed_at" IS NULL;
+-- per million rows); docs/deployment.md says how to build them CONCURRENTLY beforehand.
+CREATE INDEX IF NOT EXISTS "sessions_expires_at_idx" ON "sessions" ("expires_at");
+CREATE INDEX IF NOT EXISTS "email_tokens_expires_at_idx" ON "email_tokens" ("expires_at");
+CREATE INDEX IF NOT EXISTS "mfa_challenges_expires_at_idx" ON "mfa_challenges" ("expires_at");
+CREATE INDEX IF NOT EXISTS "mfa_challenges_used_idx" ON "mfa_challenges" ("used_at") WHERE "used_at" IS NOT NULL;
+CREATE INDEX IF NOT EXISTS "pending_links_expires_at_idx" ON "pending_links" ("expires_at");
+CREATE INDEX IF NOT EXISTS "outbox_emails_expires_at_idx" ON "outbox_emails" ("expires_at") WHERE "expires_at" IS NOT NULL;
+CREATE INDEX IF NOT EXISTS "status_subscribers_unconfirmed_idx" ON "status_subscribers" ("confirm_expires_at") WHERE "confirmed_at" IS NULL;
 
 -- One holder at a time for work one instance does for all (the retention sweeps). A row per
 -- lease; taken when free or expired, renewed by its holder, on the database's clock. Unlike a

@@ -86,6 +86,8 @@ export class KnownHosts {
   private stopped = false;
   /** Set by the first build: only then does a due filter rebuild itself. */
   private started = false;
+  /** Counts every change of what the filter answers (an add, a new filter): a memo of an answer is good while it stands. */
+  version = 0;
 
   constructor(
     private readonly sql: Sql,
@@ -106,8 +108,14 @@ export class KnownHosts {
     return this.current !== null;
   }
 
+  /** When the filter is due its next rebuild (service clock, ms). */
+  get dueAt(): number {
+    return this.builtAt + REBUILD_MS;
+  }
+
   /** Hosts a tunnel has now (an invalidation names them): never filtered out from here on. */
   add(hosts: readonly string[]): void {
+    this.version++;
     for (const h of hosts) {
       this.current?.add(h);
       this.building?.add(h);
@@ -131,6 +139,7 @@ export class KnownHosts {
         after = rows[rows.length - 1]!.id;
       }
       this.current = filter;
+      this.version++;
     } finally {
       this.building = null;
     }

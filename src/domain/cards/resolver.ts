@@ -142,9 +142,18 @@ export class CardResolver {
     if (!this.localLive) return undefined;
     const now = this.nowMs();
     const last = this.lastPeek;
-    if (host === last.host && now < last.refreshAt && last.mutations === this.known.mutations + this.unknown.mutations) return last.value;
+    const mutations = this.known.mutations + this.unknown.mutations + this.hosts.version;
+    if (host === last.host && now < last.refreshAt && last.mutations === mutations) return last.value;
     const slot = this.known.slot(host, now) ?? this.unknown.slot(host, now);
-    if (slot === undefined) return this.hosts.mayHave(host, now) ? undefined : UNKNOWN;
+    if (slot === undefined) {
+      if (this.hosts.mayHave(host, now)) return undefined;
+      // No tunnel has the host: remembered like an entry, until the filter changes or is due.
+      last.host = host;
+      last.value = UNKNOWN;
+      last.refreshAt = this.hosts.dueAt;
+      last.mutations = mutations;
+      return UNKNOWN;
+    }
     const refreshAt = slot.expiresAt - REFRESH_AHEAD_MS;
     if (now >= refreshAt && !this.reloaded.has(slot) && !this.inflight.has(host)) {
       this.reloaded.add(slot);
@@ -153,7 +162,7 @@ export class CardResolver {
     last.host = host;
     last.value = slot.value;
     last.refreshAt = refreshAt;
-    last.mutations = this.known.mutations + this.unknown.mutations;
+    last.mutations = this.known.mutations + this.unknown.mutations + this.hosts.version;
     return slot.value;
   }
 

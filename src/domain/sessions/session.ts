@@ -19,6 +19,11 @@ export const SESSION_ABSOLUTE_LIFETIME_MS = 90 * 24 * 3600 * 1000;
 /** Live sessions per account: a sign-in past it ends the least recently used one. */
 export const MAX_SESSIONS = 100;
 export const LAST_SEEN_INTERVAL_MS = 60_000;
+/**
+ * The stored expiry moves only in steps of at least this (the minute's write of last_seen_at
+ * then touches no index): a session ends at most this much before 30 days after its last use.
+ */
+export const EXPIRY_STEP_MS = 3600_000;
 /** How long a credential's cache entry lives (a tombstone outlives every entry it covers). */
 export const CACHE_TTL_MS = 10 * 60_000;
 const REVOKED = 'revoked';
@@ -150,7 +155,7 @@ function sessionOf(row: SessionRow, tokenHash: string, epoch: number): ValidSess
  */
 async function loadSession(deps: Pick<SessionDeps, 'sql' | 'clock'>, tokenHash: string, epoch: number): Promise<ValidSession | null> {
   const now = deps.clock();
-  const row = await readAndTouchSessionRow(deps.sql, tokenHash, now, new Date(now.getTime() + SESSION_LIFETIME_MS), SESSION_ABSOLUTE_LIFETIME_MS, LAST_SEEN_INTERVAL_MS);
+  const row = await readAndTouchSessionRow(deps.sql, tokenHash, now, new Date(now.getTime() + SESSION_LIFETIME_MS), SESSION_ABSOLUTE_LIFETIME_MS, LAST_SEEN_INTERVAL_MS, EXPIRY_STEP_MS);
   return row && sessionOf(row, tokenHash, epoch);
 }
 
@@ -180,13 +185,14 @@ async function touch(deps: SessionDeps, session: ValidSession, now: number): Pro
   const lock = `session-touch:${session.id}:${session.lastSeenAt}`;
   const won = await orFallback(deps.cache.setIfAbsent(lock, '1', LAST_SEEN_INTERVAL_MS), true);
   if (!won) return;
-  session.lastSeenAt = now;
-  session.expiresAt = Math.min(now + SESSION_LIFETIME_MS, session.createdAt + SESSION_ABSOLUTE_LIFETIME_MS);
   // An update, never an upsert: a revoked (deleted) session stays deleted. The row's proof time
-  // comes back with it, so a re-authentication on another instance is not overwritten here.
-  const authenticatedAt = await touchSessionRow(deps.db, session.id, new Date(now), new Date(session.expiresAt));
-  if (!authenticatedAt) return;
-  session.authenticatedAt = Math.max(session.authenticatedAt, authenticatedAt.getTime());
+  // and expiry come back with it, so a re-authentication on another instance is not overwritten
+  // here, and the cache holds the expiry the row has.
+  const row = await touchSessionRow(deps.sql, session.id, new Date(now), new Date(now + SESSION_LIFETIME_MS), SESSION_ABSOLUTE_LIFETIME_MS, EXPIRY_STEP_MS);
+  if (!row) return;
+  session.lastSeenAt = now;
+  session.expiresAt = row.expiresAt.getTime();
+  session.authenticatedAt = Math.max(session.authenticatedAt, row.authenticatedAt.getTime());
   // Atomically: a tombstone written meanwhile stays.
   await recache(deps, session.tokenHash, session, ttlFor(session, now));
 }

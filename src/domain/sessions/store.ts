@@ -29,9 +29,18 @@ export async function readSessionRow(sql: Sql, tokenHash: string): Promise<Sessi
  * or more, and not expired). The condition is on the row being updated, so of concurrent checks
  * of one session only the first writes. Answers the row as it stands after the statement.
  */
+/**
+ * The extended expiry, written only when it moves by EXPIRY_STEP ($6 ms) or more: last_seen_at is
+ * not indexed, so the minute's write is a HOT update (no index touched); expires_at is (the
+ * retention's sweep), so it changes at most once an hour per session.
+ */
+const NEXT_EXPIRY = (slide: string, absoluteMs: string, stepMs: string) =>
+  `CASE WHEN LEAST(${slide}::timestamptz, u.created_at + ${absoluteMs} * interval '1 millisecond') >= u.expires_at + ${stepMs} * interval '1 millisecond'
+     THEN LEAST(${slide}::timestamptz, u.created_at + ${absoluteMs} * interval '1 millisecond') ELSE u.expires_at END`;
+
 const READ_AND_TOUCH = `WITH s AS (SELECT ${SESSION_COLUMNS} FROM sessions WHERE token_hash = $1),
   t AS (
-    UPDATE sessions u SET last_seen_at = $2, expires_at = LEAST($3::timestamptz, u.created_at + $4 * interval '1 millisecond')
+    UPDATE sessions u SET last_seen_at = $2, expires_at = ${NEXT_EXPIRY('$3', '$4', '$6')}
     FROM s WHERE u.id = s.id AND u.last_seen_at <= $2::timestamptz - $5 * interval '1 millisecond' AND u.expires_at > $2
     RETURNING u.last_seen_at, u.expires_at)
   SELECT s.id, s."accountId", coalesce(t.expires_at, s."expiresAt") AS "expiresAt", coalesce(t.last_seen_at, s."lastSeenAt") AS "lastSeenAt",
@@ -45,20 +54,31 @@ export async function readAndTouchSessionRow(
   slidingExpiry: Date,
   absoluteLifetimeMs: number,
   touchIntervalMs: number,
+  expiryStepMs: number,
 ): Promise<SessionRow | null> {
-  const [row] = await sql<SessionRow>(READ_AND_TOUCH, [tokenHash, now, slidingExpiry, absoluteLifetimeMs, touchIntervalMs]);
+  const [row] = await sql<SessionRow>(READ_AND_TOUCH, [tokenHash, now, slidingExpiry, absoluteLifetimeMs, touchIntervalMs, expiryStepMs]);
   return row ?? null;
 }
 
 /**
- * The minute's write of last_seen_at and the extended expiry. An update, never an upsert: a
- * revoked (deleted) session stays deleted (null). Answers the row's proof time.
+ * The minute's write of last_seen_at and, when it moves by an expiry step or more, the extended
+ * expiry (see NEXT_EXPIRY). An update, never an upsert: a revoked (deleted) session stays deleted
+ * (null). Answers the row's proof time and its expiry as stored.
  */
-export async function touchSessionRow(db: DbHandle, id: string, lastSeenAt: Date, expiresAt: Date): Promise<Date | null> {
-  const [row] = await db.$queryRaw<{ authenticated_at: Date }[]>`
-    UPDATE sessions SET last_seen_at = ${lastSeenAt}, expires_at = ${expiresAt}
-    WHERE id = ${id} RETURNING authenticated_at`;
-  return row?.authenticated_at ?? null;
+export async function touchSessionRow(
+  sql: Sql,
+  id: string,
+  lastSeenAt: Date,
+  slidingExpiry: Date,
+  absoluteLifetimeMs: number,
+  expiryStepMs: number,
+): Promise<{ authenticatedAt: Date; expiresAt: Date } | null> {
+  const [row] = await sql<{ authenticatedAt: Date; expiresAt: Date }>(
+    `UPDATE sessions u SET last_seen_at = $2, expires_at = ${NEXT_EXPIRY('$3', '$4', '$5')}
+     WHERE id = $1 RETURNING authenticated_at AS "authenticatedAt", expires_at AS "expiresAt"`,
+    [id, lastSeenAt, slidingExpiry, absoluteLifetimeMs, expiryStepMs],
+  );
+  return row ?? null;
 }
 
 export async function deleteSessions(db: DbHandle, ids: string[]): Promise<void> {

@@ -137,7 +137,7 @@ test('a cold session check is one statement: the read, with the minute\'s touch 
   const hash = createHash('sha256').update(a.token).digest('hex');
   // Warm: the account view is cached and the revocation epoch was read just now.
   assert.equal((await s.request('/api/account', { bearer: a.token })).status, 200);
-  s.clock.advance(2 * 60_000);
+  s.clock.advance(2 * 3600_000);
   await s.deps.cache.del(`session:${hash}`);
   const real = s.deps.sql;
   const statements: string[] = [];
@@ -153,13 +153,31 @@ test('a cold session check is one statement: the read, with the minute\'s touch 
   assert.equal(statements.length, 1, statements.join('\n---\n'));
   assert.match(statements[0]!, /FROM sessions WHERE token_hash/);
   const row = await s.deps.db.session.findFirstOrThrow({ where: { tokenHash: hash } });
-  assert.ok(row.lastSeenAt.getTime() >= row.createdAt.getTime() + 2 * 60_000, 'touched by the same statement');
+  assert.ok(row.lastSeenAt.getTime() >= row.createdAt.getTime() + 2 * 3600_000, 'touched by the same statement');
   assert.equal(row.expiresAt.getTime(), row.lastSeenAt.getTime() + 30 * 24 * 3600 * 1000, 'extended by it');
   // The entry it cached carries the touch: the next request writes nothing.
   const before = row.lastSeenAt.getTime();
   s.clock.advance(1000);
   assert.equal((await s.request('/api/account', { bearer: a.token })).status, 200);
   assert.equal((await s.deps.db.session.findFirstOrThrow({ where: { tokenHash: hash } })).lastSeenAt.getTime(), before);
+});
+
+test('the minute\'s touch moves the stored expiry only in steps of an hour or more (no index write per minute)', async () => {
+  const a = await signedIn(s);
+  const row = () => s.deps.db.session.findFirstOrThrow({ where: { accountId: a.id } });
+  const first = await row();
+  s.clock.advance(5 * 60_000);
+  await me(a.token);
+  const second = await row();
+  assert.ok(second.lastSeenAt.getTime() > first.lastSeenAt.getTime(), 'last_seen_at written');
+  assert.equal(second.expiresAt.getTime(), first.expiresAt.getTime(), 'expiry kept: it would move by 5 minutes');
+  s.clock.advance(61 * 60_000);
+  await me(a.token);
+  const third = await row();
+  assert.equal(third.expiresAt.getTime(), third.lastSeenAt.getTime() + 30 * 24 * 3600 * 1000, 'moved once an hour had passed');
+  // The cached entry carries the stored expiry: past it, the session has ended.
+  s.clock.advance(30 * 24 * 3600 * 1000 + 1000);
+  assert.equal((await s.request('/api/account', { bearer: a.token })).status, 401);
 });
 
 test('a session idle for 30 days has expired', async () => {
