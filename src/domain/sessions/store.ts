@@ -38,10 +38,18 @@ const NEXT_EXPIRY = (slide: string, absoluteMs: string, stepMs: string) =>
   `CASE WHEN LEAST(${slide}::timestamptz, u.created_at + ${absoluteMs} * interval '1 millisecond') >= u.expires_at + ${stepMs} * interval '1 millisecond'
      THEN LEAST(${slide}::timestamptz, u.created_at + ${absoluteMs} * interval '1 millisecond') ELSE u.expires_at END`;
 
-const READ_AND_TOUCH = `WITH s AS (SELECT ${SESSION_COLUMNS} FROM sessions WHERE token_hash = $1),
+/**
+ * The touch is bookkeeping: committed without waiting for the WAL flush (synchronous_commit off
+ * for its own transaction only, so it holds behind a transaction pooler too). A crash of
+ * PostgreSQL can lose the last fraction of a second of touches; the next use writes them again.
+ * Waiting for the flush was most of a cold check's time and of PostgreSQL's CPU for it.
+ */
+const ASYNC_COMMIT = `c AS (SELECT set_config('synchronous_commit', 'off', true) AS v)`;
+
+const READ_AND_TOUCH = `WITH s AS (SELECT ${SESSION_COLUMNS} FROM sessions WHERE token_hash = $1), ${ASYNC_COMMIT},
   t AS (
     UPDATE sessions u SET last_seen_at = $2, expires_at = ${NEXT_EXPIRY('$3', '$4', '$6')}
-    FROM s WHERE u.id = s.id AND u.last_seen_at <= $2::timestamptz - $5 * interval '1 millisecond' AND u.expires_at > $2
+    FROM s, c WHERE u.id = s.id AND u.last_seen_at <= $2::timestamptz - $5 * interval '1 millisecond' AND u.expires_at > $2
     RETURNING u.last_seen_at, u.expires_at)
   SELECT s.id, s."accountId", coalesce(t.expires_at, s."expiresAt") AS "expiresAt", coalesce(t.last_seen_at, s."lastSeenAt") AS "lastSeenAt",
     s."createdAt", s."authenticatedAt"
@@ -74,8 +82,8 @@ export async function touchSessionRow(
   expiryStepMs: number,
 ): Promise<{ authenticatedAt: Date; expiresAt: Date } | null> {
   const [row] = await sql<{ authenticatedAt: Date; expiresAt: Date }>(
-    `UPDATE sessions u SET last_seen_at = $2, expires_at = ${NEXT_EXPIRY('$3', '$4', '$5')}
-     WHERE id = $1 RETURNING authenticated_at AS "authenticatedAt", expires_at AS "expiresAt"`,
+    `WITH ${ASYNC_COMMIT} UPDATE sessions u SET last_seen_at = $2, expires_at = ${NEXT_EXPIRY('$3', '$4', '$5')}
+     FROM c WHERE id = $1 RETURNING authenticated_at AS "authenticatedAt", expires_at AS "expiresAt"`,
     [id, lastSeenAt, slidingExpiry, absoluteLifetimeMs, expiryStepMs],
   );
   return row ?? null;

@@ -211,3 +211,27 @@ test('GET /api/sessions omits expired sessions', async () => {
   assert.equal(r.json.sessions[0].current, true);
   assertProblem(await me(old.token), 401, 'UNAUTHENTICATED');
 });
+
+test('a list alone does not load the account view; asking for a field of it does', async () => {
+  const a = await signedIn(s);
+  const cache = s.deps.cache;
+  const real = cache.getVersioned.bind(cache);
+  let viewReads = 0;
+  cache.getVersioned = (...args: Parameters<typeof real>) => {
+    viewReads++;
+    return real(...args);
+  };
+  try {
+    assert.equal((await s.request('/api/sessions', { bearer: a.token })).status, 200);
+    assert.equal((await s.request('/api/account/activity', { bearer: a.token })).status, 200);
+    assert.equal(viewReads, 0, 'the lists read no account view');
+    const r = await s.request('/graphql', { method: 'POST', bearer: a.token, body: { query: '{ me { id sessions { id } email } }' } });
+    assert.equal(r.json.data.me.email, a.email);
+    assert.equal(r.json.data.me.sessions.length, 1);
+    assert.equal(viewReads, 1, 'email comes from the view');
+    const f = await s.request('/graphql', { method: 'POST', bearer: a.token, body: { query: '{ me { ...F } } fragment F on Account { slug }' } });
+    assert.equal(f.json.data.me.slug, a.slug);
+  } finally {
+    cache.getVersioned = real;
+  }
+});

@@ -1,4 +1,5 @@
 // Account: the `me` query and the account mutations of API.md section 5.
+import { type GraphQLResolveInfo, Kind } from 'graphql';
 import { confirmEmailChange, requestEmailChange } from '../../../domain/accounts/email-change.js';
 import { resendVerification, verifyEmail } from '../../../domain/accounts/email-verification.js';
 import { deleteAccount } from '../../../domain/accounts/deletion.js';
@@ -48,12 +49,38 @@ async function viewOf(ctx: GraphQLContext, accountId: string): Promise<AccountVi
   return view;
 }
 
+/**
+ * Fields of Account that read only the account's id (lists queried by it). A `me` that selects
+ * nothing else, as every REST list does (GET /api/sessions, /api/account/activity, /api/tunnels…),
+ * is answered without loading the account view: one cache round trip less per request.
+ */
+const ID_ONLY_FIELDS = new Set(['__typename', 'id', 'sessions', 'securityEvents', 'oauthGrants', 'passkeys', 'serviceTokens', 'tunnels', 'webhooks']);
+
+function needsView(info: GraphQLResolveInfo): boolean {
+  for (const node of info.fieldNodes) {
+    for (const selection of node.selectionSet?.selections ?? []) {
+      // A fragment may select anything: the view is loaded.
+      if (selection.kind !== Kind.FIELD || !ID_ONLY_FIELDS.has(selection.name.value)) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * The account as the id-only fields see it. Only those fields can read it (needsView chose it), so
+ * the view's other members are never read.
+ */
+const idOnly = (id: string): AccountView => ({ id }) as AccountView;
+
 builder.queryField('me', (t) =>
   t.field({
     type: AccountRef,
     nullable: true,
     description: 'The signed-in account; null when signed out.',
-    resolve: (_root, _args, ctx) => (ctx.viewer ? loadAccountView(ctx.deps, ctx.viewer.accountId) : null),
+    resolve: (_root, _args, ctx, info) => {
+      if (!ctx.viewer) return null;
+      return needsView(info) ? loadAccountView(ctx.deps, ctx.viewer.accountId) : idOnly(ctx.viewer.accountId);
+    },
   }),
 );
 
