@@ -77,8 +77,9 @@ export interface StoredEvent {
  */
 export async function selectSecurityEvents(sql: Sql, accountId: string, take: number, before: bigint | null): Promise<StoredEvent[]> {
   const rows = await sql<Omit<StoredEvent, 'seq'> & { seq: string }>(
-    `SELECT seq::text AS seq, id, type, at, ip, user_agent AS "userAgent", detail FROM security_events
-     WHERE account_id = $1 AND ($2::bigint IS NULL OR seq < $2::bigint) ORDER BY seq DESC LIMIT $3`,
+    // Ordered by the column, not by the text it is read as ("10" sorts before "9").
+    `SELECT e.seq::text AS seq, e.id, e.type, e.at, e.ip, e.user_agent AS "userAgent", e.detail FROM security_events e
+     WHERE e.account_id = $1 AND ($2::bigint IS NULL OR e.seq < $2::bigint) ORDER BY e.seq DESC LIMIT $3`,
     [accountId, before === null ? null : before.toString(), take],
   );
   return rows.map((r) => ({ ...r, seq: BigInt(r.seq) }));

@@ -167,6 +167,23 @@ async function renameMany(a: SignedIn, n: number): Promise<void> {
   }
 }
 
+test('newest first across a power of ten of positions (positions compare as numbers)', async () => {
+  const a = await signedIn(s);
+  const [{ max }] = await s.deps.db.$queryRaw<{ max: string }[]>`SELECT coalesce(max(seq), 0)::text AS max FROM security_events`;
+  // Two positions either side of the next power of ten ("…99" and "…00": as text, the newer sorts last).
+  let edge = 10n;
+  while (edge <= BigInt(max) + 1n) edge *= 10n;
+  const now = Date.now();
+  // The identity moves forward only: the next two events take edge - 1 and edge.
+  await s.deps.db.$executeRaw`SELECT setval(pg_get_serial_sequence('security_events', 'seq'), ${edge - 2n})`;
+  await s.deps.db.securityEvent.create({ data: { accountId: a.id, type: 'slug_changed', at: new Date(now - 1000), ip: '10.0.0.x', userAgent: UA, detail: { from: 'a', to: 'b' } } });
+  await s.deps.db.securityEvent.create({ data: { accountId: a.id, type: 'password_changed', at: new Date(now), ip: '10.0.0.x', userAgent: UA, detail: {} } });
+  const seqs = await s.deps.db.securityEvent.findMany({ where: { accountId: a.id, type: { in: ['slug_changed', 'password_changed'] } }, select: { seq: true } });
+  assert.deepEqual(seqs.map((e) => e.seq).sort((x, y) => (x < y ? -1 : 1)), [edge - 1n, edge]);
+  const page = await activity(s, a.token, '?limit=2');
+  assert.deepEqual(page.events.map((e) => e.type), ['password_changed', 'slug_changed']);
+});
+
 test('paging with limit and before is stable while new events arrive', async () => {
   const a = await signedIn(s);
   await renameMany(a, 7);
