@@ -169,7 +169,8 @@ async function renameMany(a: SignedIn, n: number): Promise<void> {
 
 test('newest first across a power of ten of positions (positions compare as numbers)', async () => {
   const a = await signedIn(s);
-  const [{ max }] = await s.deps.db.$queryRaw<{ max: string }[]>`SELECT coalesce(max(seq), 0)::text AS max FROM security_events`;
+  const [row] = await s.deps.db.$queryRaw<{ max: string }[]>`SELECT coalesce(max(seq), 0)::text AS max FROM security_events`;
+  const max = row?.max ?? '0';
   // Two positions either side of the next power of ten ("…99" and "…00": as text, the newer sorts last).
   let edge = 10n;
   while (edge <= BigInt(max) + 1n) edge *= 10n;
