@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import type { Session } from './accounts.js';
 import type { Reply, RequestOptions } from './http.js';
 import type { Server } from './server.js';
+import { spyOnSql } from './sql-spy.js';
 
 export const CARD_PATH = '/.well-known/mcp/server-card.json';
 export const LEGACY_CARD_PATH = '/.well-known/mcp-server-card.json';
@@ -55,3 +56,22 @@ export function pinTools(s: Client, tunnelId: string, tools: unknown, token = IN
   return s.request(`/internal/tunnels/${tunnelId}/tools`, { method: 'PUT', bearer: token, body: tools });
 }
 
+
+/**
+ * Waits (up to 5 s) until the server's known-hosts filter is built: the card resolver then
+ * answers an unknown host of `zone` without a query.
+ */
+export async function knownHostsInUse(server: Server, zone: string): Promise<void> {
+  const spy = spyOnSql(server);
+  try {
+    for (let i = 0; i < 50; i++) {
+      spy.reset();
+      await card(server, `probe${i}--nowhere.${zone}`);
+      if (spy.statements.length === 0) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('the known-hosts filter was not built within 5 s');
+  } finally {
+    spy.restore();
+  }
+}

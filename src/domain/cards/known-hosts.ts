@@ -56,11 +56,6 @@ export class BloomFilter {
     }
     return true;
   }
-
-  /** Memory held, in bytes. */
-  get bytes(): number {
-    return this.bits.byteLength;
-  }
 }
 
 function hash(key: string, offset: number): number {
@@ -102,10 +97,6 @@ export class KnownHosts {
   mayHave(host: string, now: number): boolean {
     if (this.started && now - this.builtAt >= REBUILD_MS && this.building === null && !this.stopped) this.rebuild(now).catch(this.onError);
     return this.current === null || this.current.has(host);
-  }
-
-  get ready(): boolean {
-    return this.current !== null;
   }
 
   /** When the filter is due its next rebuild (service clock, ms). */

@@ -36,7 +36,8 @@ export interface Sweep {
 
 const statements = new Map<string, string>();
 
-function statementOf(s: Sweep): string {
+/** The batch's statement (`$1` the cutoff, `$2` the limit), made once per sweep; the scale benchmark EXPLAINs it. */
+export function batchStatement(s: Sweep): string {
   let text = statements.get(s.name);
   if (text === undefined) {
     text = `WITH d AS (DELETE FROM ${s.table} WHERE ctid = ANY (ARRAY(SELECT ctid FROM ${s.table} WHERE ${s.where} LIMIT $2)) RETURNING 1)
@@ -48,11 +49,6 @@ function statementOf(s: Sweep): string {
 
 /** Deletes at most `limit` rows of the sweep older than `cutoff`; how many it deleted. */
 export async function deleteBatch(sql: Sql, sweep: Sweep, cutoff: Date, limit: number): Promise<number> {
-  const [row] = await sql<{ n: number }>(statementOf(sweep), [cutoff, limit]);
+  const [row] = await sql<{ n: number }>(batchStatement(sweep), [cutoff, limit]);
   return row?.n ?? 0;
-}
-
-/** The batch's statement with its parameters, for EXPLAIN (the scale benchmark shows its plan). */
-export function batchStatement(sweep: Sweep): string {
-  return statementOf(sweep);
 }

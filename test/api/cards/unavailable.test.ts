@@ -10,7 +10,7 @@ import { useSignedIn } from '../../support/accounts.js';
 import { needs } from '../../support/backends.js';
 import { assertProblem } from '../../support/problem.js';
 import { startTestServer, uniqueEmail, useServer, type TestServer } from '../../support/server.js';
-import { CATALOG_PATH, V1_CARD_PATH, card, discoverableTunnel } from '../../support/tunnels.js';
+import { CATALOG_PATH, V1_CARD_PATH, card, discoverableTunnel, knownHostsInUse } from '../../support/tunnels.js';
 import { TcpProxy } from '../../support/tcp-proxy.js';
 
 const ZONE = 'tunnels.localhost';
@@ -30,29 +30,8 @@ async function proxiedInstance(): Promise<{ server: TestServer; proxies: TcpProx
   }
   const server = await startTestServer({ smtp: healthy.smtp, env });
   // Its known-hosts filter is built from the database at start: the tests below rely on it.
-  await knownHostsInUse(server);
+  await knownHostsInUse(server, ZONE);
   return { server, proxies };
-}
-
-/** Waits until the instance's known-hosts filter is built: an unknown host then makes no query. */
-async function knownHostsInUse(server: TestServer): Promise<void> {
-  const real = server.deps.sql;
-  let queries = 0;
-  server.deps.sql = ((text: string, values: readonly unknown[]) => {
-    queries++;
-    return real(text, values);
-  }) as typeof real;
-  try {
-    for (let i = 0; i < 50; i++) {
-      const before = queries;
-      await card(server, `probe${i}--nowhere.${ZONE}`);
-      if (queries === before) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error('the known-hosts filter was not built within 5 s');
-  } finally {
-    server.deps.sql = real;
-  }
 }
 
 test('cache and database unreachable: an uncached tunnel host answers 502 at once; a cached card and unknown hosts are still answered', secondInstance, async () => {

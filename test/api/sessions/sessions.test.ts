@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { fromIp, login, signedIn, signup } from '../../support/accounts.js';
 import { assertProblem } from '../../support/problem.js';
 import { useServer } from '../../support/server.js';
+import { spyOnSql } from '../../support/sql-spy.js';
 
 const s = useServer({ env: { TRUST_PROXY: 'true' } });
 
@@ -139,16 +140,11 @@ test('a cold session check is one statement: the read, with the minute\'s touch 
   assert.equal((await s.request('/api/account', { bearer: a.token })).status, 200);
   s.clock.advance(2 * 3600_000);
   await s.deps.cache.del(`session:${hash}`);
-  const real = s.deps.sql;
-  const statements: string[] = [];
-  s.deps.sql = ((text: string, values: readonly unknown[]) => {
-    statements.push(text);
-    return real(text, values);
-  }) as typeof real;
+  const { statements, restore } = spyOnSql(s);
   try {
     assert.equal((await s.request('/api/account', { bearer: a.token })).status, 200);
   } finally {
-    s.deps.sql = real;
+    restore();
   }
   assert.equal(statements.length, 1, statements.join('\n---\n'));
   assert.match(statements[0]!, /FROM sessions WHERE token_hash/);
