@@ -6,6 +6,8 @@ import type { DomainDeps } from './domain/context.js';
 import { systemClock } from './domain/clock.js';
 import { wireAccountView } from './domain/accounts/account-view.js';
 import { startRetention } from './domain/retention/retention.js';
+import { SessionTouches } from './domain/sessions/touches.js';
+import { EXPIRY_STEP_MS, SESSION_ABSOLUTE_LIFETIME_MS } from './domain/sessions/session.js';
 import { BackgroundWork } from './infra/background.js';
 import type { ProviderName } from './domain/sso/identity.js';
 import { createProviders, type SsoProvider } from './domain/sso/providers.js';
@@ -105,6 +107,8 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const background = new BackgroundWork(logger);
   // What is past its time goes: hourly, in bounded batches, one instance at a time (a lease).
   const stopRetention = startRetention({ sql: database.sql, clock, logger });
+  // Through the deps' own `sql` (a test's statement spy sees the batch).
+  const touches = new SessionTouches({ sql: (text, values) => deps.sql(text, values), logger, absoluteLifetimeMs: SESSION_ABSOLUTE_LIFETIME_MS, expiryStepMs: EXPIRY_STEP_MS });
   const metrics = createMetrics();
   const webhookMetrics = wireWebhookMetrics(metrics.registry, {
     lagSeconds: () => oldestDueAge(database.prisma, clock()),
@@ -138,13 +142,14 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     logger,
     onFailOpen: (reason) => breachCheckFailures.inc({ reason }),
   });
-  return {
+  const deps: Deps = {
     config,
     logger,
     clock,
     db: database.prisma,
     sql: database.sql,
     cache,
+    touches,
     database,
     metrics,
     breachedPasswords,
@@ -163,6 +168,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
       // After-reply work first, while the database and the cache it uses are still open.
       await background.drain();
       await stopRetention();
+      await touches.close();
       await webhookWorker.stop();
       await mailWorker.stop();
       transport.close();
@@ -170,4 +176,5 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
       await database.close();
     },
   };
+  return deps;
 }

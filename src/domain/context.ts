@@ -7,6 +7,7 @@ import type { DomainEvents } from './events.js';
 import type { Outbox } from '../infra/mail/outbox.js';
 import type { MailContext } from './emails/messages.js';
 import type { Cipher } from '../infra/crypto/cipher.js';
+import type { SessionTouches } from './sessions/touches.js';
 
 export interface DomainDeps {
   db: Db;
@@ -14,6 +15,8 @@ export interface DomainDeps {
   sql: Sql;
   cache: Cache;
   clock: () => Date;
+  /** The cold session checks' touches, written behind the request (sessions/touches.ts). */
+  touches: SessionTouches;
   mailContext: MailContext;
   /** Writes an email (sealed) in the caller's transaction. */
   outbox: Outbox;

@@ -9,9 +9,10 @@ import { v7 as timeOrderedUuid } from 'uuid';
 import { orFallback, type Cache } from '../../infra/cache/cache.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
 import type { Db, Sql, Tx } from '../store.js';
-import { deleteSessions, readAndTouchSessionRow, readSessionRow, selectAccountSessions, touchSessionRow, type SessionRef, type SessionRow } from './store.js';
+import { deleteSessions, readSessionRow, selectAccountSessions, touchSessionRow, type SessionRef, type SessionRow } from './store.js';
 import { revocationEpoch } from './revocation-epoch.js';
 import { changeAccount, type AccountChange, type ChangeDeps } from '../activity/account-change.js';
+import type { SessionTouches } from './touches.js';
 
 export const SESSION_LIFETIME_MS = 30 * 24 * 3600 * 1000;
 /** However often it is used, a session ends 90 days after it was made. */
@@ -33,6 +34,8 @@ export interface SessionDeps {
   sql: Sql;
   cache: Cache;
   clock: () => Date;
+  /** The cold checks' touches, written behind the request (touches.ts). */
+  touches: SessionTouches;
 }
 
 export interface ValidSession {
@@ -74,7 +77,7 @@ export function newSession(now: Date, userAgent: string): { token: string; sessi
 }
 
 /** The memory cache is one instance's own: its tombstones cannot be lost, so no epoch is needed. */
-function epochOf(deps: SessionDeps): number | Promise<number> {
+function epochOf(deps: Pick<SessionDeps, 'db' | 'cache'>): number | Promise<number> {
   return deps.cache.kind === 'memory' ? 0 : revocationEpoch(deps.db).current();
 }
 
@@ -98,7 +101,7 @@ export async function validateSessionToken(deps: SessionDeps, token: string): Pr
  */
 export interface CredentialKind<T extends { epoch: number }> {
   revive(cached: string): T;
-  load(deps: Pick<SessionDeps, 'db' | 'sql' | 'clock'>, tokenHash: string, epoch: number): Promise<T | null>;
+  load(deps: Pick<SessionDeps, 'db' | 'sql' | 'clock' | 'touches'>, tokenHash: string, epoch: number): Promise<T | null>;
   ttlMs(value: T, now: number): number;
 }
 
@@ -150,20 +153,37 @@ function sessionOf(row: SessionRow, tokenHash: string, epoch: number): ValidSess
 }
 
 /**
- * A cache miss: the session in one round trip, its minute's touch included when due (so the
- * check that follows has nothing left to write).
+ * The expiry a touch at `now` leaves (the store's rule, for the cached copy): 30 days after the
+ * use, within the absolute lifetime, moved only when it moves by an expiry step or more.
  */
-async function loadSession(deps: Pick<SessionDeps, 'sql' | 'clock'>, tokenHash: string, epoch: number): Promise<ValidSession | null> {
-  const now = deps.clock();
-  const row = await readAndTouchSessionRow(deps.sql, tokenHash, now, new Date(now.getTime() + SESSION_LIFETIME_MS), SESSION_ABSOLUTE_LIFETIME_MS, LAST_SEEN_INTERVAL_MS, EXPIRY_STEP_MS);
-  return row && sessionOf(row, tokenHash, epoch);
+export function nextExpiry(expiresAt: number, createdAt: number, now: number): number {
+  const slid = Math.min(now + SESSION_LIFETIME_MS, createdAt + SESSION_ABSOLUTE_LIFETIME_MS);
+  return slid >= expiresAt + EXPIRY_STEP_MS ? slid : expiresAt;
+}
+
+/**
+ * A cache miss: one read by the token's hash. When the minute's touch is due it is queued, written
+ * within a second with the other checks' (touches.ts), and the entry cached here already carries
+ * it, so the check that follows has nothing left to write.
+ */
+async function loadSession(deps: Pick<SessionDeps, 'sql' | 'clock' | 'touches'>, tokenHash: string, epoch: number): Promise<ValidSession | null> {
+  const row = await readSessionRow(deps.sql, tokenHash);
+  if (!row) return null;
+  const session = sessionOf(row, tokenHash, epoch);
+  const now = deps.clock().getTime();
+  if (now - session.lastSeenAt >= LAST_SEEN_INTERVAL_MS && session.expiresAt > now) {
+    deps.touches.add(session.id, new Date(now), new Date(now + SESSION_LIFETIME_MS));
+    session.lastSeenAt = now;
+    session.expiresAt = nextExpiry(session.expiresAt, session.createdAt, now);
+  }
+  return session;
 }
 
 /**
  * After a change to the session's row that its cached entry shows (a re-authentication): the
  * entry is read again from the database and replaced, unless a revocation's tombstone is there.
  */
-export async function recacheSession(deps: SessionDeps, tokenHash: string): Promise<void> {
+export async function recacheSession(deps: Pick<SessionDeps, 'db' | 'sql' | 'cache' | 'clock'>, tokenHash: string): Promise<void> {
   const epoch = await epochOf(deps);
   if (epoch < 0) return;
   const row = await readSessionRow(deps.sql, tokenHash);

@@ -24,15 +24,10 @@ export async function readSessionRow(sql: Sql, tokenHash: string): Promise<Sessi
 }
 
 /**
- * A cold session check's one round trip: the session of a token hash, with the minute's write of
- * last_seen_at and the extended expiry folded in when it is due (its last_seen_at a minute old
- * or more, and not expired). The condition is on the row being updated, so of concurrent checks
- * of one session only the first writes. Answers the row as it stands after the statement.
- */
-/**
- * The extended expiry, written only when it moves by EXPIRY_STEP ($6 ms) or more: last_seen_at is
- * not indexed, so the minute's write is a HOT update (no index touched); expires_at is (the
- * retention's sweep), so it changes at most once an hour per session.
+ * The extended expiry, written only when it moves by EXPIRY_STEP ($stepMs ms) or more: last_seen_at
+ * is not indexed, so the minute's write is a HOT update (no index touched); expires_at is (the
+ * retention's sweep), so it changes at most once an hour per session. nextExpiry (session.ts) is
+ * the same rule for the cached copy.
  */
 const NEXT_EXPIRY = (slide: string, absoluteMs: string, stepMs: string) =>
   `CASE WHEN LEAST(${slide}::timestamptz, u.created_at + ${absoluteMs} * interval '1 millisecond') >= u.expires_at + ${stepMs} * interval '1 millisecond'
@@ -42,30 +37,29 @@ const NEXT_EXPIRY = (slide: string, absoluteMs: string, stepMs: string) =>
  * The touch is bookkeeping: committed without waiting for the WAL flush (synchronous_commit off
  * for its own transaction only, so it holds behind a transaction pooler too). A crash of
  * PostgreSQL can lose the last fraction of a second of touches; the next use writes them again.
- * Waiting for the flush was most of a cold check's time and of PostgreSQL's CPU for it.
+ * Waiting for the flush was most of a touch's time and of PostgreSQL's CPU for it.
  */
 const ASYNC_COMMIT = `c AS (SELECT set_config('synchronous_commit', 'off', true) AS v)`;
 
-const READ_AND_TOUCH = `WITH s AS (SELECT ${SESSION_COLUMNS} FROM sessions WHERE token_hash = $1), ${ASYNC_COMMIT},
-  t AS (
-    UPDATE sessions u SET last_seen_at = $2, expires_at = ${NEXT_EXPIRY('$3', '$4', '$6')}
-    FROM s, c WHERE u.id = s.id AND u.last_seen_at <= $2::timestamptz - $5 * interval '1 millisecond' AND u.expires_at > $2
-    RETURNING u.last_seen_at, u.expires_at)
-  SELECT s.id, s."accountId", coalesce(t.expires_at, s."expiresAt") AS "expiresAt", coalesce(t.last_seen_at, s."lastSeenAt") AS "lastSeenAt",
-    s."createdAt", s."authenticatedAt"
-  FROM s LEFT JOIN t ON true`;
+/**
+ * The touches a second of cold checks collected (touches.ts), in one statement: each row's
+ * last_seen_at (never moved backwards) and its expiry by the step rule, for the sessions that
+ * still exist and have not expired.
+ */
+export const TOUCH_ROWS = `WITH ${ASYNC_COMMIT}
+  UPDATE sessions u SET last_seen_at = v.at, expires_at = ${NEXT_EXPIRY('v.slide', '$4', '$5')}
+  FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[]) AS v(id, at, slide), c
+  WHERE u.id = v.id AND u.last_seen_at < v.at AND u.expires_at > v.at`;
 
-export async function readAndTouchSessionRow(
+export async function touchSessionRows(
   sql: Sql,
-  tokenHash: string,
-  now: Date,
-  slidingExpiry: Date,
+  ids: string[],
+  lastSeenAt: Date[],
+  slidingExpiry: Date[],
   absoluteLifetimeMs: number,
-  touchIntervalMs: number,
   expiryStepMs: number,
-): Promise<SessionRow | null> {
-  const [row] = await sql<SessionRow>(READ_AND_TOUCH, [tokenHash, now, slidingExpiry, absoluteLifetimeMs, touchIntervalMs, expiryStepMs]);
-  return row ?? null;
+): Promise<void> {
+  await sql(TOUCH_ROWS, [ids, lastSeenAt, slidingExpiry, absoluteLifetimeMs, expiryStepMs]);
 }
 
 /**

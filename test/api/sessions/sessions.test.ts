@@ -133,34 +133,72 @@ test('last_seen_at is written at most once a minute', async () => {
   assert.equal(Date.parse(listed.last_seen_at), await lastSeen());
 });
 
-test('a cold session check is one statement: the read, with the minute\'s touch folded in', async () => {
+test('a cold session check is one read; its due touch is written behind it, batched with others', async () => {
   const a = await signedIn(s);
-  const hash = createHash('sha256').update(a.token).digest('hex');
+  const b = await signedIn(s);
+  const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
   // Warm: the account view is cached and the revocation epoch was read just now.
   assert.equal((await s.request('/api/account', { bearer: a.token })).status, 200);
+  assert.equal((await s.request('/api/account', { bearer: b.token })).status, 200);
+  await s.deps.touches.flush();
   s.clock.advance(2 * 3600_000);
-  await s.deps.cache.del(`session:${hash}`);
+  await s.deps.cache.del(`session:${hashOf(a.token)}`);
+  await s.deps.cache.del(`session:${hashOf(b.token)}`);
   const { statements, restore } = spyOnSql(s);
   try {
     assert.equal((await s.request('/api/account', { bearer: a.token })).status, 200);
+    assert.equal((await s.request('/api/account', { bearer: b.token })).status, 200);
+    assert.equal(statements.length, 2, statements.join('\n---\n'));
+    for (const st of statements) assert.match(st, /^SELECT [^]*FROM sessions WHERE token_hash = \$1$/);
+    const row = await s.deps.db.session.findFirstOrThrow({ where: { tokenHash: hashOf(a.token) } });
+    assert.ok(row.lastSeenAt.getTime() < row.createdAt.getTime() + 2 * 3600_000, 'not written by the request');
+    assert.equal(s.deps.touches.size, 2, 'both touches queued');
+    await s.deps.touches.flush();
+    assert.equal(statements.length, 3, 'one statement writes both');
+    assert.match(statements[2]!, /UPDATE sessions/);
   } finally {
     restore();
   }
-  assert.equal(statements.length, 1, statements.join('\n---\n'));
-  assert.match(statements[0]!, /FROM sessions WHERE token_hash/);
-  const row = await s.deps.db.session.findFirstOrThrow({ where: { tokenHash: hash } });
-  assert.ok(row.lastSeenAt.getTime() >= row.createdAt.getTime() + 2 * 3600_000, 'touched by the same statement');
-  assert.equal(row.expiresAt.getTime(), row.lastSeenAt.getTime() + 30 * 24 * 3600 * 1000, 'extended by it');
-  // The entry it cached carries the touch: the next request writes nothing.
-  const before = row.lastSeenAt.getTime();
+  for (const t of [a.token, b.token]) {
+    const row = await s.deps.db.session.findFirstOrThrow({ where: { tokenHash: hashOf(t) } });
+    assert.ok(row.lastSeenAt.getTime() >= row.createdAt.getTime() + 2 * 3600_000, 'touched by the batch');
+    assert.equal(row.expiresAt.getTime(), row.lastSeenAt.getTime() + 30 * 24 * 3600 * 1000, 'extended by it');
+  }
+  // The entry the check cached carries the touch: the next request writes nothing.
+  const before = (await s.deps.db.session.findFirstOrThrow({ where: { tokenHash: hashOf(a.token) } })).lastSeenAt.getTime();
   s.clock.advance(1000);
   assert.equal((await s.request('/api/account', { bearer: a.token })).status, 200);
-  assert.equal((await s.deps.db.session.findFirstOrThrow({ where: { tokenHash: hash } })).lastSeenAt.getTime(), before);
+  assert.equal(s.deps.touches.size, 0);
+  assert.equal((await s.deps.db.session.findFirstOrThrow({ where: { tokenHash: hashOf(a.token) } })).lastSeenAt.getTime(), before);
+});
+
+test('a queued touch never brings back a revoked session, nor moves last_seen_at backwards', async () => {
+  const a = await signup(s);
+  const victim = await login(s, a);
+  const caller = await login(s, a);
+  const other = await signedIn(s);
+  const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
+  const victimRow = await s.deps.db.session.findFirstOrThrow({ where: { tokenHash: hashOf(victim.token) } });
+  const otherRow = await s.deps.db.session.findFirstOrThrow({ where: { tokenHash: hashOf(other.token) } });
+  const now = s.clock.now().getTime();
+  const later = new Date(now + 5 * 60_000);
+  await s.deps.db.session.update({ where: { id: otherRow.id }, data: { lastSeenAt: later } });
+  // Queued for a session that is then revoked, and for one already seen later than the touch.
+  s.deps.touches.add(victimRow.id, new Date(now + 60_000), new Date(now + 31 * DAY));
+  s.deps.touches.add(otherRow.id, new Date(now + 60_000), new Date(now + 31 * DAY));
+  assert.equal((await s.request(`/api/sessions/${victimRow.id}`, { method: 'DELETE', bearer: caller.token })).status, 204);
+  await s.deps.touches.flush();
+  assert.equal(await s.deps.db.session.findUnique({ where: { id: victimRow.id } }), null, 'still deleted');
+  assert.equal((await s.deps.db.session.findUniqueOrThrow({ where: { id: otherRow.id } })).lastSeenAt.getTime(), later.getTime(), 'not moved back');
+  assertProblem(await me(victim.token), 401, 'UNAUTHENTICATED');
 });
 
 test('the minute\'s touch moves the stored expiry only in steps of an hour or more (no index write per minute)', async () => {
   const a = await signedIn(s);
-  const row = () => s.deps.db.session.findFirstOrThrow({ where: { accountId: a.id } });
+  const row = async () => {
+    await s.deps.touches.flush();
+    return s.deps.db.session.findFirstOrThrow({ where: { accountId: a.id } });
+  };
   const first = await row();
   s.clock.advance(5 * 60_000);
   await me(a.token);
