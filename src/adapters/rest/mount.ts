@@ -1,10 +1,12 @@
 // Mounts the declarative route table: each request runs its GraphQL operation in-process on the
-// same schema (documents validated once, at start-up), then maps errors to problem+json through
+// same schema (documents validated and compiled to JavaScript once, at start-up, by graphql-jit:
+// a list's per-field execution was a fifth of its CPU under graphql-js), then maps errors to problem+json through
 // the same classification GraphQL uses. The JSON body is checked against the operation's own
 // variable definitions first, so a REST client hears about its field (`current_password`), not
 // GraphQL's variable (`$currentPassword`).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type DocumentNode, type GraphQLSchema, Kind, type OperationDefinitionNode, type TypeNode, execute, validate } from 'graphql';
+import { type DocumentNode, type GraphQLSchema, Kind, type OperationDefinitionNode, type TypeNode, validate } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { badRequest, notFound } from '../../domain/errors.js';
 import { classifyError } from '../errors.js';
 import type { GraphQLContext } from '../graphql/context.js';
@@ -49,11 +51,13 @@ export function variableRules(route: RestRoute): Map<string, VariableRule> {
   return new Map((operationOf(route).variableDefinitions ?? []).map((v) => [v.variable.name.value, ruleOf(v.type, route)]));
 }
 
-function compile(schema: GraphQLSchema, route: RestRoute): { document: DocumentNode; rules: Map<string, VariableRule> } {
+function compile(schema: GraphQLSchema, route: RestRoute): { document: DocumentNode; rules: Map<string, VariableRule>; run: CompiledQuery['query'] } {
   const document = route.document as DocumentNode;
   const errors = validate(schema, document);
   if (errors.length > 0) throw new Error(`REST ${route.method} ${route.url}: ${errors.map((e) => e.message).join('; ')}`);
-  return { document, rules: variableRules(route) };
+  const compiled = compileQuery(schema, document);
+  if (!isCompiledQuery(compiled)) throw new Error(`REST ${route.method} ${route.url}: ${(compiled.errors ?? []).map((e) => e.message).join('; ')}`);
+  return { document, rules: variableRules(route), run: compiled.query };
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -137,14 +141,14 @@ export function mountRest(
   contextOf: (req: FastifyRequest, reply: FastifyReply) => GraphQLContext,
 ): void {
   for (const route of routes) {
-    const { document, rules } = compile(schema, route);
+    const { document, rules, run } = compile(schema, route);
     app.route({
       method: route.method,
       url: route.url,
       handler: async (req, reply) => {
         const refused = tokenScopeError(schema, document, req.viewer);
         if (refused) return sendProblem(reply, refused);
-        const result = await execute({ schema, document, variableValues: variablesOf(route, rules, req), contextValue: contextOf(req, reply) });
+        const result = await run(undefined, contextOf(req, reply), variablesOf(route, rules, req));
         const failure = result.errors?.[0];
         if (failure) {
           const { error, internal } = classifyError(failure);
