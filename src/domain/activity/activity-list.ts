@@ -3,7 +3,7 @@
 import { badRequest } from '../errors.js';
 import type { DomainDeps } from '../context.js';
 import type { SecurityEventDetail, SecurityEventType } from './security-events.js';
-import { selectSecurityEvents } from './store.js';
+import { selectSecurityEvents, type StoredEvent } from './store.js';
 
 export interface SecurityEventView {
   id: string;
@@ -13,7 +13,7 @@ export interface SecurityEventView {
   userAgent: string;
   detail: SecurityEventDetail;
   /** Opaque: where the next page after this event starts. */
-  cursor: string;
+  readonly cursor: string;
 }
 
 export interface ActivityPage {
@@ -27,8 +27,34 @@ export const ACTIVITY_LIMIT_MAX = 100;
 
 const CURSOR_PREFIX = 'se1:';
 
-export function encodeCursor(seq: bigint): string {
+/** The cursor of the event at position `seq` (a bigint, or its decimal text). */
+export function encodeCursor(seq: bigint | string): string {
   return Buffer.from(`${CURSOR_PREFIX}${seq.toString()}`).toString('base64url');
+}
+
+/** One event as listed; its cursor is made only when asked for (a page shows one: the last). */
+class ListedEvent implements SecurityEventView {
+  readonly id: string;
+  readonly type: SecurityEventType;
+  readonly at: Date;
+  readonly ip: string;
+  readonly userAgent: string;
+  readonly detail: SecurityEventDetail;
+  private readonly seq: string;
+
+  constructor(row: StoredEvent) {
+    this.id = row.id;
+    this.type = row.type as SecurityEventType;
+    this.at = row.at;
+    this.ip = row.ip;
+    this.userAgent = row.userAgent;
+    this.detail = (row.detail ?? {}) as SecurityEventDetail;
+    this.seq = row.seq;
+  }
+
+  get cursor(): string {
+    return encodeCursor(this.seq);
+  }
 }
 
 export function decodeCursor(cursor: string): bigint {
@@ -58,15 +84,7 @@ export async function listSecurityEvents(
   const before = page.before ? decodeCursor(page.before) : null;
   const rows = await selectSecurityEvents(deps.sql, accountId, limit + 1, before);
   const shown = rows.slice(0, limit);
-  const events = shown.map((r) => ({
-    id: r.id,
-    type: r.type as SecurityEventType,
-    at: r.at,
-    ip: r.ip,
-    userAgent: r.userAgent,
-    detail: (r.detail ?? {}) as SecurityEventDetail,
-    cursor: encodeCursor(r.seq),
-  }));
+  const events: SecurityEventView[] = shown.map((r) => new ListedEvent(r));
   const last = events.at(-1);
   return { events, nextCursor: rows.length > limit && last ? last.cursor : null };
 }

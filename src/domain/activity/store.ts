@@ -62,7 +62,8 @@ export async function insertWebhookEvent(db: DbHandle, accountId: string, type: 
 }
 
 export interface StoredEvent {
-  seq: bigint;
+  /** The event's position, as decimal text (a bigint column). */
+  seq: string;
   id: string;
   type: string;
   at: Date;
@@ -75,12 +76,11 @@ export interface StoredEvent {
  * Up to `take` events of the account, newest first, strictly older than position `before`:
  * straight on node-postgres, by the (account_id, seq DESC) index.
  */
-export async function selectSecurityEvents(sql: Sql, accountId: string, take: number, before: bigint | null): Promise<StoredEvent[]> {
-  const rows = await sql<Omit<StoredEvent, 'seq'> & { seq: string }>(
+export function selectSecurityEvents(sql: Sql, accountId: string, take: number, before: bigint | null): Promise<StoredEvent[]> {
+  return sql<StoredEvent>(
     // Ordered by the column, not by the text it is read as ("10" sorts before "9").
     `SELECT e.seq::text AS seq, e.id, e.type, e.at, e.ip, e.user_agent AS "userAgent", e.detail FROM security_events e
      WHERE e.account_id = $1 AND ($2::bigint IS NULL OR e.seq < $2::bigint) ORDER BY e.seq DESC LIMIT $3`,
     [accountId, before === null ? null : before.toString(), take],
   );
-  return rows.map((r) => ({ ...r, seq: BigInt(r.seq) }));
 }

@@ -24,6 +24,14 @@ const SecurityEventRef = builder.objectRef<SecurityEventView>('SecurityEvent').i
   }),
 });
 
+/** An edge whose cursor is made only when the document asks for it (the REST page does not). */
+class EventEdge {
+  constructor(readonly node: SecurityEventView) {}
+  get cursor(): string {
+    return this.node.cursor;
+  }
+}
+
 builder.objectField(AccountRef, 'securityEvents', (t) =>
   t.connection(
     {
@@ -38,7 +46,7 @@ builder.objectField(AccountRef, 'securityEvents', (t) =>
           before: args.after ?? null,
         });
         return {
-          edges: page.events.map((node) => ({ cursor: node.cursor, node })),
+          edges: page.events.map((node) => new EventEdge(node)),
           pageInfo: {
             hasNextPage: page.nextCursor !== null,
             hasPreviousPage: Boolean(args.after),
