@@ -76,8 +76,11 @@ function plan(rows: readonly SigningKeyRow[], now: number): { current: SigningKe
 
 /** Makes the signing key and its successor when due, drops retired keys; answers the set. */
 export async function ensureSigningKeys(deps: KeyDeps): Promise<KeySet> {
-  const now = deps.clock().getTime();
+  let now = deps.clock().getTime();
   const rows = await withKeysLocked(deps.db, async (tx) => {
+    // Read once the lock is held: a key another instance made while this one waited is active
+    // by then, and no second one is made beside it.
+    now = deps.clock().getTime();
     const all = await selectSigningKeys(tx);
     const planned = plan(all, now);
     const expired = planned.expired;
