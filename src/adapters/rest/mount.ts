@@ -1,7 +1,7 @@
 // Mounts the declarative route table: each request runs its GraphQL operation in-process on the
 // same schema (documents validated and compiled to JavaScript once, at start-up, by graphql-jit:
-// a list's per-field execution was a fifth of its CPU under graphql-js), then maps errors to problem+json through
-// the same classification GraphQL uses. The JSON body is checked against the operation's own
+// a list's per-field execution was a fifth of its CPU under graphql-js), then maps errors to
+// problem+json through the same classification GraphQL uses. The JSON body is checked against the operation's own
 // variable definitions first, so a REST client hears about its field (`current_password`), not
 // GraphQL's variable (`$currentPassword`).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

@@ -76,11 +76,10 @@ function plan(rows: readonly SigningKeyRow[], now: number): { current: SigningKe
 
 /** Makes the signing key and its successor when due, drops retired keys; answers the set. */
 export async function ensureSigningKeys(deps: KeyDeps): Promise<KeySet> {
-  let now = deps.clock().getTime();
-  const rows = await withKeysLocked(deps.db, async (tx) => {
-    // Read once the lock is held: a key another instance made while this one waited is active
-    // by then, and no second one is made beside it.
-    now = deps.clock().getTime();
+  const { rows, now } = await withKeysLocked(deps.db, async (tx) => {
+    // The clock is read once the lock is held: a key another instance made while this one waited
+    // is active by then, and no second one is made beside it.
+    const now = deps.clock().getTime();
     const all = await selectSigningKeys(tx);
     const planned = plan(all, now);
     const expired = planned.expired;
@@ -97,8 +96,8 @@ export async function ensureSigningKeys(deps: KeyDeps): Promise<KeySet> {
     }
     for (const row of added) await insertSigningKey(tx, row);
     await deleteSigningKeys(tx, expired);
-    if (added.length === 0 && expired.length === 0) return all;
-    return selectSigningKeys(tx);
+    if (added.length === 0 && expired.length === 0) return { rows: all, now };
+    return { rows: await selectSigningKeys(tx), now };
   });
   return keySetOf(deps, rows, now);
 }
