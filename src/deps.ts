@@ -75,6 +75,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     directUrl: config.databaseDirectUrl,
+    preparedStatements: config.databasePreparedStatements,
     dataDir: config.dataDir,
     migrationsDir: MIGRATIONS_DIR,
     logger,

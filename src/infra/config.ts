@@ -39,6 +39,7 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   DATABASE_URL: optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
   DATABASE_DIRECT_URL: optionalUrl('DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']),
+  DATABASE_PREPARED_STATEMENTS: bool('DATABASE_PREPARED_STATEMENTS').optional(),
   REDIS_URL: optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
   REDIS_CLUSTER_URLS: urlList('REDIS_CLUSTER_URLS').optional(),
   REDIS_SENTINEL_URLS: urlList('REDIS_SENTINEL_URLS').optional(),
@@ -174,6 +175,12 @@ export interface Config {
   databaseUrl: string | null;
   /** A direct PostgreSQL URL (not through PgBouncer) for migrations; null: databaseUrl. */
   databaseDirectUrl: string | null;
+  /**
+   * Whether the hot statements run as named prepared statements (parsed and planned once per
+   * connection). Default: on, but off behind a transaction pooler (DATABASE_DIRECT_URL set), which
+   * before PgBouncer 1.21's max_prepared_statements hands a connection's statements to others.
+   */
+  databasePreparedStatements: boolean;
   redisUrl: string | null;
   /** The shared Redis (REDIS_URL, REDIS_CLUSTER_URLS or REDIS_SENTINEL_*); null: the memory cache. */
   redis: RedisTarget | null;
@@ -347,6 +354,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     databaseUrl: e.DATABASE_URL ?? null,
     databaseDirectUrl: e.DATABASE_DIRECT_URL ?? null,
+    databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS ?? !e.DATABASE_DIRECT_URL,
     redisUrl: e.REDIS_URL ?? null,
     redis,
     // A failover promotes a replica: by default a revocation waits for one to have its tombstone.

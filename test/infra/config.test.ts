@@ -61,12 +61,21 @@ const BAD: [Record<string, string>, string][] = [
   [{ BASE_URL: 'localhost:4000' }, 'BASE_URL'],
   [{ DATABASE_URL: 'http://db.example.com/tunnels' }, 'DATABASE_URL'],
   [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL'],
+  [{ DATABASE_PREPARED_STATEMENTS: 'sometimes' }, 'DATABASE_PREPARED_STATEMENTS'],
   [{ SMTP_URL: 'mail.example.com:25' }, 'SMTP_URL'],
   [{ TRUST_PROXY: 'yes please' }, 'TRUST_PROXY'],
   [{ ALLOWED_ORIGINS: 'not an origin' }, 'ALLOWED_ORIGINS'],
   [{ ZONE: 'bad zone!' }, 'ZONE'],
   [{ GOOGLE_CLIENT_ID: 'only-the-id' }, 'GOOGLE_CLIENT'],
 ];
+
+test('hot statements are prepared unless a transaction pooler is declared, or as DATABASE_PREPARED_STATEMENTS says', () => {
+  assert.equal(loadConfig({}).databasePreparedStatements, true);
+  const pooled = { DATABASE_URL: 'postgresql://u@bouncer:6432/db', DATABASE_DIRECT_URL: 'postgresql://u@db:5432/db' };
+  assert.equal(loadConfig(pooled).databasePreparedStatements, false);
+  assert.equal(loadConfig({ ...pooled, DATABASE_PREPARED_STATEMENTS: 'true' }).databasePreparedStatements, true, 'PgBouncer 1.21+ with max_prepared_statements');
+  assert.equal(loadConfig({ DATABASE_PREPARED_STATEMENTS: 'false' }).databasePreparedStatements, false);
+});
 
 test('loadConfig refuses each bad value with a ConfigError naming the variable', () => {
   for (const [env, name] of BAD) {

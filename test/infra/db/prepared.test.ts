@@ -1,0 +1,52 @@
+// The hot statements (`sql`) run as named prepared statements, parsed and planned once per
+// connection, unless a transaction pooler is in between; then they stay unnamed.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import pino from 'pino';
+import { openDatabase, type Database } from '../../../src/infra/db/client.js';
+
+const MIGRATIONS = join(import.meta.dirname, '..', '..', '..', 'migrations');
+const dataDir = mkdtempSync(join(tmpdir(), 'prepared-test-'));
+const open = (preparedStatements: boolean) =>
+  openDatabase({
+    databaseUrl: process.env.DATABASE_URL ?? null,
+    dataDir,
+    migrationsDir: MIGRATIONS,
+    logger: pino({ level: 'silent' }),
+    poolSize: 1,
+    preparedStatements,
+  });
+
+// One connection (pg_prepared_statements shows that connection's), one mode at a time.
+after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const PROBE = 'SELECT $1::int + 1 AS n /* prepared probe */';
+const preparedProbes = (db: Database) =>
+  db.sql<{ name: string; calls: string }>(`SELECT name, statement FROM pg_prepared_statements WHERE statement = $1`, [PROBE]);
+
+test('with preparedStatements each text is one named statement, reused with new values', async () => {
+  const named = await open(true);
+  try {
+    assert.deepEqual(await named.sql(PROBE, [1]), [{ n: 2 }]);
+  assert.deepEqual(await named.sql(PROBE, [41]), [{ n: 42 }]);
+  const rows = await preparedProbes(named);
+  assert.equal(rows.length, 1, 'one statement for the text, however often it runs');
+  assert.match(rows[0]!.name, /^s[\w-]{22}$/);
+  assert.deepEqual(await named.sql('SELECT $1::text AS v', [new Date('2026-11-28T00:00:00Z')]), [{ v: '2026-11-28T00:00:00.000Z' }]);
+  } finally {
+    await named.close();
+  }
+});
+
+test('without it (behind a transaction pooler) nothing is prepared', async () => {
+  const unnamed = await open(false);
+  try {
+    assert.deepEqual(await unnamed.sql(PROBE, [2]), [{ n: 3 }]);
+    assert.deepEqual(await preparedProbes(unnamed), []);
+  } finally {
+    await unnamed.close();
+  }
+});
