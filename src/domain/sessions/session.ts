@@ -173,6 +173,7 @@ async function loadSession(deps: Pick<SessionDeps, 'sql' | 'clock' | 'touches'>,
   const now = deps.clock().getTime();
   if (now - session.lastSeenAt >= LAST_SEEN_INTERVAL_MS && session.expiresAt > now) {
     deps.touches.add(session.id, new Date(now), new Date(now + SESSION_LIFETIME_MS));
+    storedExpiry.set(session, session.expiresAt);
     session.lastSeenAt = now;
     session.expiresAt = nextExpiry(session.expiresAt, session.createdAt, now);
   }
@@ -192,8 +193,15 @@ export async function recacheSession(deps: Pick<SessionDeps, 'db' | 'sql' | 'cac
   await recache(deps, tokenHash, session, ttlFor(session, deps.clock().getTime()));
 }
 
+/**
+ * The row's expiry while a queued touch extends the cached copy's: the entry lives no longer than
+ * the stored row, so a touch that never lands (the instance died) cannot keep a session accepted
+ * that the database has let expire; the read after it sees the row as it is.
+ */
+const storedExpiry = new WeakMap<ValidSession, number>();
+
 function ttlFor(session: ValidSession, now: number): number {
-  return Math.max(1000, Math.min(CACHE_TTL_MS, session.expiresAt - now));
+  return Math.max(1000, Math.min(CACHE_TTL_MS, (storedExpiry.get(session) ?? session.expiresAt) - now));
 }
 
 const SESSION_CREDENTIAL: CredentialKind<ValidSession> = { revive, load: loadSession, ttlMs: ttlFor };

@@ -172,6 +172,35 @@ test('a cold session check is one read; its due touch is written behind it, batc
   assert.equal((await s.deps.db.session.findFirstOrThrow({ where: { tokenHash: hashOf(a.token) } })).lastSeenAt.getTime(), before);
 });
 
+test("while its touch is queued, a cold check's entry lives no longer than the stored row", async () => {
+  const a = await signedIn(s);
+  const hash = createHash('sha256').update(a.token).digest('hex');
+  await s.deps.touches.flush();
+  const now = s.clock.now().getTime();
+  // Near its stored expiry, last used two minutes ago: the check extends it in the cached copy.
+  await s.deps.db.session.update({ where: { tokenHash: hash }, data: { expiresAt: new Date(now + 5 * 60_000), lastSeenAt: new Date(now - 2 * 60_000) } });
+  await s.deps.cache.del(`session:${hash}`);
+  const cache = s.deps.cache;
+  const original = cache.setIfAbsent;
+  const ttls: number[] = [];
+  cache.setIfAbsent = (key, value, ttlMs) => {
+    if (key === `session:${hash}`) ttls.push(ttlMs);
+    return original.call(cache, key, value, ttlMs);
+  };
+  try {
+    assert.equal((await s.request('/api/account', { bearer: a.token })).status, 200);
+  } finally {
+    cache.setIfAbsent = original;
+  }
+  assert.equal(s.deps.touches.size, 1);
+  assert.equal(ttls.length, 1);
+  assert.ok(ttls[0]! <= 5 * 60_000 && ttls[0]! > 4 * 60_000, `until the stored expiry, not the 10 minutes of a cached session: ${ttls[0]}`);
+  const cached = JSON.parse((await s.deps.cache.get(`session:${hash}`))!) as { expiresAt: number };
+  assert.ok(cached.expiresAt >= now + 30 * DAY, 'the cached copy carries the extension');
+  await s.deps.touches.flush();
+  assert.equal((await s.deps.db.session.findUniqueOrThrow({ where: { tokenHash: hash } })).expiresAt.getTime(), cached.expiresAt, 'as the touch wrote it');
+});
+
 test('a queued touch never brings back a revoked session, nor moves last_seen_at backwards', async () => {
   const a = await signup(s);
   const victim = await login(s, a);
