@@ -120,7 +120,23 @@ interface Figure {
   bad: number;
   /** Median latency, ms. */
   p50: number;
+  /** Seconds measured (the load and the wait after it). */
+  window: number;
+  /** Of serverUs, the kernel's (system time: sockets, wake-ups). */
+  serverSystemUs: number;
 }
+
+function systemSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[12]) / 100;
+}
+
+/** What the server and PostgreSQL spend per second with no request at all (the periodic jobs). */
+interface Idle {
+  serverPerS: number;
+  postgresPerS: number;
+}
+const idleOf = new Map<'small' | 'large', Idle>();
 
 /** One load: `next` gives each request's path and headers; `amount` requests or SECONDS seconds. */
 async function measure(
@@ -136,6 +152,7 @@ async function measure(
   const s0 = await statements(admin, db);
   const p0 = postgresCpu();
   const c0 = cpuSeconds(server.pid);
+  const k0 = systemSeconds(server.pid);
   const t0 = performance.now();
   await new Promise<void>((resolve, reject) => {
     const inst = autocannon(
@@ -168,6 +185,7 @@ async function measure(
   // The work a path leaves behind it (the session touches written within a second) is its cost too.
   await new Promise((r) => setTimeout(r, 1500));
   const server1 = cpuSeconds(server.pid);
+  const k1 = systemSeconds(server.pid);
   const pg1 = postgresCpu();
   // A backend's statistics reach pg_stat_database at most once a second while it works, and
   // within 10 s once it is idle (PostgreSQL 15's PGSTAT_IDLE_INTERVAL).
@@ -182,6 +200,8 @@ async function measure(
     requests: done,
     bad,
     p50: latency,
+    window: seconds + 1.5,
+    serverSystemUs: ((k1 - k0) * 1e6) / done,
   };
 }
 
@@ -208,11 +228,22 @@ async function runPaths(admin: pg.Client, db: string, url: string, accounts: num
     // first one measured paying for V8's compilation.
     await measure(admin, db, server, { path: '/graphql', method: 'POST', body: () => typename, headers: () => bearer(1), expect: 200 });
     await measure(admin, db, server, { path: '/api/sessions', headers: () => bearer(2), expect: 200, connections: 8 });
+    // The idle rate: the periodic jobs (outbox, webhook queue, status refresher, retention lease)
+    // run on every instance with or without traffic; their share of a short load is shown apart.
+    await new Promise((r) => setTimeout(r, 2000));
+    const i0 = postgresCpu().all;
+    const is0 = cpuSeconds(server.pid);
+    await new Promise((r) => setTimeout(r, 5000));
+    idleOf.set(tag, { postgresPerS: (postgresCpu().all - i0) / 5, serverPerS: (cpuSeconds(server.pid) - is0) / 5 });
+    // The cold path's code warmed the same way, on sessions no measured load uses.
+    const warmCold = Math.min(1000, Math.floor(sessions / 20));
+    await measure(admin, db, server, { path: '/graphql', method: 'POST', body: () => typename, headers: (i) => bearer(10 + i + 1), amount: warmCold, expect: 200 });
     // Cold: every request a session no request has used (its cache entry absent).
+    const coldFrom = 10 + warmCold + 10;
     const coldAmount = Math.min(Math.floor(sessions / 4), 4000);
-    await run('session check, cold (distinct sessions)', { path: '/graphql', method: 'POST', body: () => typename, headers: (i) => bearer(10 + i + 1), amount: coldAmount, expect: 200 });
+    await run('session check, cold (distinct sessions)', { path: '/graphql', method: 'POST', body: () => typename, headers: (i) => bearer(coldFrom + i + 1), amount: coldAmount, expect: 200 });
     // The same, for sessions used within the last minute: no touch is due, so the check only reads.
-    const readOnlyFrom = 10 + coldAmount + 10;
+    const readOnlyFrom = coldFrom + coldAmount + 10;
     const seen = new pg.Client(url);
     await seen.connect();
     await seen.query(
@@ -340,15 +371,17 @@ try {
 }
 
 const us = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(2)} ms` : `${n.toFixed(0)} µs`);
+/** PostgreSQL's CPU per request less what it spends idle over the same window (the periodic jobs). */
+const netOf = (tag: 'small' | 'large', f: Figure) => f.postgresUs - ((idleOf.get(tag)?.postgresPerS ?? 0) * f.window * 1e6) / f.requests;
 const lines = [
-  '| path | server CPU/req small → large | PostgreSQL CPU/req small → large | of which background processes | statements/req small → large | req/s small → large | p50 ms small → large |',
-  '|---|---|---|---|---|---|---|',
+  '| path | server CPU/req small → large | PostgreSQL CPU/req small → large | net of idle | of which background processes | statements/req small → large | req/s small → large | p50 ms small → large |',
+  '|---|---|---|---|---|---|---|---|',
 ];
 for (const [name, { small, large }] of results) {
   const bad = (small?.bad ?? 0) + (large?.bad ?? 0) > 0 ? ` (unexpected statuses: ${small?.bad ?? 0}/${large?.bad ?? 0})` : '';
   const pair = (f: (x: Figure) => string) => `${small ? f(small) : '–'} → ${large ? f(large) : '–'}`;
   lines.push(
-    `| ${name}${bad} | ${pair((x) => us(x.serverUs))} | ${pair((x) => us(x.postgresUs))} | ${pair((x) => us(x.backgroundUs))} | ` +
+    `| ${name}${bad} | ${pair((x) => `${us(x.serverUs)} (kernel ${us(x.serverSystemUs)})`)} | ${pair((x) => us(x.postgresUs))} | ${small ? us(netOf('small', small)) : '–'} → ${large ? us(netOf('large', large)) : '–'} | ${pair((x) => us(x.backgroundUs))} | ` +
       `${pair((x) => x.statements.toFixed(2))} | ${pair((x) => x.rps.toFixed(0))} | ${pair((x) => x.p50.toFixed(1))} |`,
   );
 }
@@ -360,9 +393,10 @@ const hit = get('card hit (cached)');
 const loginSmall = results.get('POST /auth/login')?.small;
 const loginLarge = results.get('POST /auth/login')?.large;
 const readOnly = get('session check, cold, no touch due (read only)');
-if (readOnly && warm) notes.push(`cold session check with no touch due, on the large set: ${(readOnly.serverUs / warm.serverUs).toFixed(2)}× the cached check's server CPU (target ≤ 3), ${us(readOnly.postgresUs)} PostgreSQL CPU (target ≤ 0.3 ms), ${readOnly.statements.toFixed(2)} statements`);
-if (cold && warm) notes.push(`cold session check on the large set: ${(cold.serverUs / warm.serverUs).toFixed(2)}× the cached check's server CPU (target ≤ 3), ${us(cold.postgresUs)} PostgreSQL CPU (target ≤ 0.3 ms), ${cold.statements.toFixed(2)} statements`);
+for (const [tag, idle] of idleOf) notes.push(`idle (${tag} set): the server ${(idle.serverPerS * 1000).toFixed(1)} ms of CPU per second, PostgreSQL ${(idle.postgresPerS * 1000).toFixed(1)} ms per second`);
+if (readOnly && warm) notes.push(`cold session check with no touch due, on the large set: ${(readOnly.serverUs / warm.serverUs).toFixed(2)}× the cached check's server CPU (target ≤ 3), ${us(readOnly.postgresUs)} PostgreSQL CPU, ${us(netOf('large', readOnly))} net of idle (target ≤ 0.3 ms), ${readOnly.statements.toFixed(2)} statements`);
+if (cold && warm) notes.push(`cold session check on the large set: ${(cold.serverUs / warm.serverUs).toFixed(2)}× the cached check's server CPU (target ≤ 3), ${us(cold.postgresUs)} PostgreSQL CPU, ${us(netOf('large', cold))} net of idle (target ≤ 0.3 ms), ${cold.statements.toFixed(2)} statements`);
 if (flood && hit) notes.push(`random unknown hosts on the large set: ${flood.statements.toFixed(3)} statements per request (target ≤ 0.1), ${(flood.rps / hit.rps).toFixed(2)} of the card hit's req/s (target ≥ 0.5)`);
-if (loginSmall && loginLarge) notes.push(`login PostgreSQL CPU large ÷ small: ${(loginLarge.postgresUs / loginSmall.postgresUs).toFixed(2)} (target ≤ 1.15)`);
+if (loginSmall && loginLarge) notes.push(`login PostgreSQL CPU large ÷ small: ${(loginLarge.postgresUs / loginSmall.postgresUs).toFixed(2)}, net of idle ${(netOf('large', loginLarge) / netOf('small', loginSmall)).toFixed(2)} (target ≤ 1.15)`);
 notes.push('statements/req counts transactions in pg_stat_database (the background workers add a few per second); PostgreSQL CPU is every postgres process; 2-core machine, load generator on it');
 process.stdout.write(`\n${lines.join('\n')}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`);
