@@ -114,6 +114,20 @@ test('every relation to Account cascades on delete', async () => {
   for (const r of rules) assert.equal(r.delete_rule, 'CASCADE', `${r.table_name}`);
 });
 
+test('the tables a hot path updates in place leave room on their pages for heap-only updates', async () => {
+  const rows = await s.deps.sql<{ relname: string; reloptions: string[] | null }>(
+    `SELECT relname, reloptions FROM pg_class WHERE relname = ANY ($1) AND relnamespace = current_schema()::regnamespace ORDER BY relname`,
+    [['accounts', 'sessions']],
+  );
+  assert.deepEqual(
+    rows.map((r) => [r.relname, r.reloptions]),
+    [
+      ['accounts', ['fillfactor=90']],
+      ['sessions', ['fillfactor=80']],
+    ],
+  );
+});
+
 test('_prisma_migrations holds one finished row per migration with the sha256 of its file', async () => {
   const files = readMigrations(MIGRATIONS_DIR);
   assert.ok(files.length >= 1);
