@@ -50,12 +50,18 @@ export const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 9));
 
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
-/** CPU time (utime + stime of every thread, in seconds) a process has used so far, from /proc/<pid>/stat. */
-export function cpuSeconds(pid: number): number {
+/** User and system CPU time (every thread, in seconds) a process has used so far, from /proc/<pid>/stat. */
+export function cpuTimes(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+  return { user: Number(fields[11]) / CLK_TCK, system: Number(fields[12]) / CLK_TCK };
+}
+
+/** CPU time (utime + stime of every thread, in seconds) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const { user, system } = cpuTimes(pid);
+  return user + system;
 }
 
 /**

@@ -17,7 +17,7 @@ import argon2 from 'argon2';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { cpuSeconds, startServer, type Proc } from './lib.js';
+import { cpuSeconds, cpuTimes, startServer, type Proc } from './lib.js';
 import { SWEEPS } from '../src/domain/retention/retention.js';
 import { batchStatement } from '../src/domain/retention/store.js';
 import { OUTBOX_CLAIM, OUTBOX_EXPIRED_SWEEP } from '../src/infra/mail/worker.js';
@@ -126,11 +126,6 @@ interface Figure {
   serverSystemUs: number;
 }
 
-function systemSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[12]) / 100;
-}
-
 /** What the server and PostgreSQL spend per second with no request at all (the periodic jobs). */
 interface Idle {
   serverPerS: number;
@@ -152,7 +147,7 @@ async function measure(
   const s0 = await statements(admin, db);
   const p0 = postgresCpu();
   const c0 = cpuSeconds(server.pid);
-  const k0 = systemSeconds(server.pid);
+  const k0 = cpuTimes(server.pid).system;
   const t0 = performance.now();
   await new Promise<void>((resolve, reject) => {
     const inst = autocannon(
@@ -185,7 +180,7 @@ async function measure(
   // The work a path leaves behind it (the session touches written within a second) is its cost too.
   await new Promise((r) => setTimeout(r, 1500));
   const server1 = cpuSeconds(server.pid);
-  const k1 = systemSeconds(server.pid);
+  const k1 = cpuTimes(server.pid).system;
   const pg1 = postgresCpu();
   // A backend's statistics reach pg_stat_database at most once a second while it works, and
   // within 10 s once it is idle (PostgreSQL 15's PGSTAT_IDLE_INTERVAL).

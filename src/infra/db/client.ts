@@ -76,8 +76,7 @@ function sqlOn(pool: pg.Pool, prepared: boolean): Sql {
   const nameOf = prepared ? namer() : () => undefined;
   return async <Row>(text: string, values: readonly unknown[]) => {
     const params = values.map((v) => (v instanceof Date ? v.toISOString() : v));
-    const name = nameOf(text);
-    const result = await pool.query({ ...(name === undefined ? {} : { name }), text, values: params, types: typesUtc });
+    const result = await pool.query({ name: nameOf(text), text, values: params, types: typesUtc });
     return result.rows as Row[];
   };
 }
