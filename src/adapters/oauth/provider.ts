@@ -187,14 +187,23 @@ export function createOAuthProvider(oidc: OidcModule, deps: OAuthDeps, keys: Key
   // Refusals are the clients' business; the log says what was refused, never a token.
   provider.on('grant.error', (_ctx, err: Error & { error_detail?: string }) => deps.logger.info({ err: err.message, detail: err.error_detail }, 'oauth token request refused'));
   provider.on('server_error', (_ctx, err: Error) => deps.logger.error({ err: err.message }, 'oauth server error'));
-  // "Last used" of the console's lists: each token issuance of a grant.
+  // "Last used" of the console's lists: each token issuance of a grant. The write is awaited
+  // before the token response leaves (the middleware below), so a list read right after the
+  // exchange sees it; a failed write is logged, never turned into a refused exchange.
+  const lastUse = new WeakMap<object, Promise<unknown>>();
   provider.on('grant.success', (ctx) => {
     const grantId = ctx.oidc.entities.Grant?.jti;
     const clientId = ctx.oidc.entities.Client?.clientId;
     const now = new Date();
-    Promise.all([grantId ? touchGrant(deps.db, grantId, now) : null, clientId ? keepClient(deps.db, clientId) : null]).catch((err: unknown) =>
+    const write = Promise.all([grantId ? touchGrant(deps.db, grantId, now) : null, clientId ? keepClient(deps.db, clientId) : null]).catch((err: unknown) =>
       deps.logger.warn({ err: (err as Error).message }, 'grant last-use write failed'),
     );
+    lastUse.set(ctx, write);
+  });
+  provider.use(async (ctx, next) => {
+    await next();
+    const write = lastUse.get(ctx);
+    if (write) await write;
   });
   return provider;
 }
