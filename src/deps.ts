@@ -93,7 +93,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const transport = config.smtpUrl ? smtpTransport(config.smtpUrl) : fileTransport(config.dataDir, logger);
   const cipher = createCipher(config.encryptionKey ?? loadOrCreateKeyFile(config.dataDir));
   const mailWorker = new MailWorker({
-    db: database.prisma,
+    sql: database.sql,
     cipher,
     clock,
     transport,

@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { Cipher } from '../crypto/cipher.js';
 import { isSealed } from '../crypto/cipher.js';
-import type { Db } from '../db/client.js';
+import type { Sql } from '../db/client.js';
 import type { MailTransport } from './transport.js';
 
 interface OutboxRow {
@@ -20,7 +20,8 @@ interface OutboxRow {
 }
 
 export interface MailWorkerOptions {
-  db: Db;
+  /** Every statement of the worker: named prepared statements on the pool (ADR 19). */
+  sql: Sql;
   transport: MailTransport;
   from: string;
   logger: Logger;
@@ -35,10 +36,13 @@ export interface MailWorkerOptions {
 }
 
 /**
- * Every instance, every second: unsent emails whose link has expired (a partial index on
- * expires_at, so the sweep reads only such rows however long the queue).
+ * Every instance, once per poll interval (however many batches a busy second drains): unsent
+ * emails whose link has expired (a partial index on expires_at, so the sweep reads only such rows
+ * however long the queue).
  */
-export const OUTBOX_EXPIRED_SWEEP = 'DELETE FROM outbox_emails WHERE expires_at IS NOT NULL AND expires_at <= $1';
+export const OUTBOX_EXPIRED_SWEEP = 'DELETE FROM outbox_emails WHERE expires_at IS NOT NULL AND expires_at <= $1 RETURNING id';
+const OUTBOX_SENT = 'DELETE FROM outbox_emails WHERE id = $1';
+const OUTBOX_RETRY = 'UPDATE outbox_emails SET attempts = attempts + 1, next_attempt_at = $2, last_error = $3 WHERE id = $1';
 
 /**
  * Claims due rows with a lease in one statement: no transaction stays open while SMTP talks, and
@@ -63,6 +67,8 @@ export class MailWorker {
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
+  /** When the expired-link sweep last ran (the process's monotonic clock, not the application's). */
+  private sweptAt = -Infinity;
 
   constructor(private readonly opts: MailWorkerOptions) {}
 
@@ -96,29 +102,39 @@ export class MailWorker {
     this.timer.unref();
   }
 
-  /** Sends every due row; returns when none is left. Exposed for tests and shutdown. */
+  /**
+   * Sends every due row; returns when none is left. Exposed for tests and shutdown. A batch that
+   * claimed fewer rows than its size found the queue empty: no second claim to learn that (an
+   * email enqueued meanwhile nudges, and the nudge drains again).
+   */
   async drain(): Promise<void> {
+    const size = this.opts.batchSize ?? 20;
     for (;;) {
-      const n = await this.sendBatch().catch((err: unknown) => {
+      const { claimed, sent } = await this.sendBatch(size).catch((err: unknown) => {
         this.opts.logger.warn({ err: (err as Error).message }, 'mail outbox poll failed');
-        return 0;
+        return { claimed: 0, sent: 0 };
       });
-      if (n === 0 || this.stopped) return;
+      if (sent === 0 || claimed < size || this.stopped) return;
     }
   }
 
-  private async sendBatch(): Promise<number> {
-    const { db, transport, from, logger } = this.opts;
+  private async sendBatch(size: number): Promise<{ claimed: number; sent: number }> {
+    const { sql, transport, from, logger } = this.opts;
     const base = this.opts.retryBaseMs ?? 2000;
-    // A link that has expired is worth nothing and must not arrive late: drop, never send.
-    const dropped = await db.$executeRawUnsafe(OUTBOX_EXPIRED_SWEEP, this.opts.clock());
-    if (dropped > 0) logger.warn({ dropped }, 'dropped unsent emails whose links had expired');
-    const rows = await db.$queryRawUnsafe<OutboxRow[]>(OUTBOX_CLAIM, this.opts.batchSize ?? 20);
+    // A link that has expired is worth nothing and must not arrive late: drop, never send. Once
+    // per poll interval; the check before each send below covers a link expiring in between.
+    const tick = performance.now();
+    if (tick - this.sweptAt >= (this.opts.pollMs ?? 1000)) {
+      this.sweptAt = tick;
+      const dropped = (await sql<{ id: string }>(OUTBOX_EXPIRED_SWEEP, [this.opts.clock()])).length;
+      if (dropped > 0) logger.warn({ dropped }, 'dropped unsent emails whose links had expired');
+    }
+    const rows = await sql<OutboxRow>(OUTBOX_CLAIM, [size]);
     let sent = 0;
     for (const row of rows) {
       // A slow server can hold a batch past a link's expiry: look again just before each send.
       if (row.expires_at && row.expires_at <= this.opts.clock()) {
-        await db.outboxEmail.deleteMany({ where: { id: row.id } });
+        await sql(OUTBOX_SENT, [row.id]);
         logger.warn({ kind: row.kind }, 'dropped an unsent email whose link expired during its batch');
         continue;
       }
@@ -133,20 +149,17 @@ export class MailWorker {
           html: this.open(row.html_body),
           ...(row.extra_headers ? { headers: JSON.parse(this.open(row.extra_headers)) as Record<string, string> } : {}),
         });
-        await db.outboxEmail.deleteMany({ where: { id: row.id } });
+        await sql(OUTBOX_SENT, [row.id]);
         sent++;
       } catch (err) {
         const delay = Math.min(base * 2 ** row.attempts, 600_000);
         const message = String((err as Error).message).slice(0, 500);
-        await db.outboxEmail.updateMany({
-          where: { id: row.id },
-          data: { attempts: { increment: 1 }, nextAttemptAt: new Date(Date.now() + delay), lastError: message },
-        });
+        await sql(OUTBOX_RETRY, [row.id, new Date(Date.now() + delay), message]);
         logger.warn({ kind: row.kind, attempts: row.attempts + 1, retryInMs: delay, err: message }, 'email delivery failed; will retry');
       }
     }
     // When every claimed row failed, stop this drain: the backoff decides when to try again.
-    return sent;
+    return { claimed: rows.length, sent };
   }
 
   /** Bodies written before sealing existed (and the login alert, which carries no link) are plain. */

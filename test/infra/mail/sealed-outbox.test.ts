@@ -115,7 +115,7 @@ test('a link that expires while its batch is being sent is dropped, not sent lat
   const sent: string[] = [];
   const tag = randomUUID();
   const worker = new MailWorker({
-    db: s.deps.db,
+    sql: s.deps.sql,
     transport: {
       async send(mail) {
         sent.push(mail.to);
@@ -147,6 +147,50 @@ test('a link that expires while its batch is being sent is dropped, not sent lat
     await worker.drain();
     assert.deepEqual(sent.filter((to) => to.includes(tag)), [`first-${tag}@example.test`]);
     assert.equal(await s.deps.db.outboxEmail.count({ where: { toAddress: { contains: tag } } }), 0, 'the late one is gone, not retried');
+  } finally {
+    await worker.stop();
+    s.deps.mailWorker.start();
+  }
+});
+
+test('a burst drains with one claim per batch and one expired-link sweep per poll interval', async () => {
+  await s.deps.mailWorker.stop();
+  const tag = randomUUID();
+  const sent: string[] = [];
+  const statements: string[] = [];
+  const worker = new MailWorker({
+    sql: (text, values) => {
+      statements.push(text);
+      return s.deps.sql(text, values);
+    },
+    transport: {
+      async send(mail) {
+        sent.push(mail.to);
+      },
+      close() {},
+    },
+    from: 'test@example.test',
+    logger: pino({ level: 'silent' }),
+    cipher: s.deps.cipher,
+    clock: () => new Date(),
+    batchSize: 2,
+    pollMs: 60_000,
+  });
+  const count = (word: string) => statements.filter((t) => t.includes(word)).length;
+  try {
+    const row = (n: number) => ({ kind: 'new-login', toAddress: `${n}-${tag}@example.test`, subject: 'Hi', textBody: 'x', htmlBody: 'x', nextAttemptAt: new Date(Date.now() - 1000) });
+    await s.deps.db.outboxEmail.createMany({ data: [row(1), row(2), row(3)] });
+    await worker.drain();
+    assert.equal(sent.filter((to) => to.includes(tag)).length, 3);
+    // Full batches of 2, then a short one that shows the queue is empty: 3 rows, 2 claims (the
+    // count allows for due rows another test file left in a shared database).
+    assert.equal(count('WITH claimed'), Math.floor(sent.length / 2) + 1, 'no claim after a short batch');
+    assert.equal(count('expires_at <='), 1, 'one sweep for the whole drain');
+    await s.deps.db.outboxEmail.createMany({ data: [row(4)] });
+    await worker.drain();
+    assert.equal(sent.filter((to) => to.includes(tag)).length, 4);
+    assert.equal(count('expires_at <='), 1, 'no second sweep within the poll interval');
+    assert.equal(await s.deps.db.outboxEmail.count({ where: { toAddress: { contains: tag } } }), 0);
   } finally {
     await worker.stop();
     s.deps.mailWorker.start();
