@@ -69,6 +69,27 @@ async function statements(admin: pg.Client, db: string): Promise<number> {
   return Number(rows[0]?.n ?? 0);
 }
 
+/** The cluster's WAL so far (pg_stat_wal): bytes and full-page images. One database runs at a time. */
+async function wal(admin: pg.Client): Promise<{ bytes: number; fpi: number }> {
+  const { rows } = await admin.query('SELECT wal_bytes::bigint AS bytes, wal_fpi::bigint AS fpi FROM pg_stat_wal');
+  return { bytes: Number(rows[0]?.bytes ?? 0), fpi: Number(rows[0]?.fpi ?? 0) };
+}
+
+/** Blocks each table and index read from outside shared buffers so far (pg_statio_*), by name. */
+async function blockReads(url: string): Promise<Map<string, number>> {
+  const c = new pg.Client(url);
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ name: string; n: string }>(
+      `SELECT relname AS name, coalesce(heap_blks_read, 0)::bigint AS n FROM pg_statio_user_tables
+       UNION ALL SELECT indexrelname, coalesce(idx_blks_read, 0)::bigint FROM pg_statio_user_indexes`,
+    );
+    return new Map(rows.map((r) => [r.name, Number(r.n)]));
+  } finally {
+    await c.end();
+  }
+}
+
 async function seed(url: string, accounts: number, hash: string): Promise<number> {
   const c = new pg.Client(url);
   await c.connect();
@@ -124,6 +145,9 @@ interface Figure {
   window: number;
   /** Of serverUs, the kernel's (system time: sockets, wake-ups). */
   serverSystemUs: number;
+  /** WAL written per request (every process), and of it the full-page images' count. */
+  walBytes: number;
+  walFpi: number;
 }
 
 /** What the server and PostgreSQL spend per second with no request at all (the periodic jobs). */
@@ -144,7 +168,13 @@ async function measure(
   let bad = 0;
   let done = 0;
   let latency = 0;
+  // Every path starts from a checkpoint: the pages earlier paths dirtied are written out before
+  // its window, not by the checkpointer inside it (a timed checkpoint falling in one path's window
+  // and not the other set's moved a login's figure by half). Each path then pays the full-page
+  // image of every page it is the first to change, as it would right after any checkpoint.
+  await admin.query('CHECKPOINT');
   const s0 = await statements(admin, db);
+  const w0 = await wal(admin);
   const p0 = postgresCpu();
   const c0 = cpuSeconds(server.pid);
   const k0 = cpuTimes(server.pid).system;
@@ -186,6 +216,7 @@ async function measure(
   // within 10 s once it is idle (PostgreSQL 15's PGSTAT_IDLE_INTERVAL).
   await new Promise((r) => setTimeout(r, 11_000));
   const s1 = await statements(admin, db);
+  const w1 = await wal(admin);
   return {
     serverUs: ((server1 - c0) * 1e6) / done,
     postgresUs: ((pg1.all - p0.all) * 1e6) / done,
@@ -197,6 +228,8 @@ async function measure(
     p50: latency,
     window: seconds + 1.5,
     serverSystemUs: ((k1 - k0) * 1e6) / done,
+    walBytes: (w1.bytes - w0.bytes) / done,
+    walFpi: (w1.fpi - w0.fpi) / done,
   };
 }
 
@@ -280,15 +313,23 @@ async function runPaths(admin: pg.Client, db: string, url: string, accounts: num
     await run('GET /api/sessions (100 sessions)', { path: '/api/sessions', headers: () => bearer(1), expect: 200, connections: 8 });
     await run('GET /api/account/activity (50 events)', { path: '/api/account/activity?limit=50', headers: () => bearer(1), expect: 200, connections: 8 });
     // Logins: distinct accounts, argon2-bound; the database's share is what grows with the data.
+    // Where its reads from outside shared buffers land (the tables and indexes), per login.
+    const reads0 = await blockReads(url);
     await run('POST /auth/login', {
       path: '/auth/login',
       method: 'POST',
-      body: (i) => JSON.stringify({ email: `user${(i % Math.min(accounts, 400)) + 100}@example.com`, password: PASSWORD }),
+      body: (i) => JSON.stringify({ email: `user${(i % Math.min(accounts, 800)) + 100}@example.com`, password: PASSWORD }),
       headers: () => ({ 'content-type': 'application/json' }),
-      amount: 300,
+      amount: 600,
       connections: 4,
       expect: 200,
     });
+    const logins = out.get('POST /auth/login')?.requests;
+    if (logins) {
+      const reads = [...(await blockReads(url))].map(([name, n]) => [name, (n - (reads0.get(name) ?? 0)) / logins] as const).filter(([, n]) => n >= 0.05);
+      const shown = reads.sort((a, b) => b[1] - a[1]).map(([name, n]) => `${name} ${n.toFixed(2)}`);
+      notes.push(`login on the ${tag} set, blocks read from outside shared buffers per request: ${shown.join(', ') || 'none'}`);
+    }
   } finally {
     await server.stop();
   }
@@ -365,19 +406,20 @@ try {
   await admin.end();
 }
 
+const kb = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)} kB` : `${n.toFixed(0)} B`);
 const us = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(2)} ms` : `${n.toFixed(0)} µs`);
 /** PostgreSQL's CPU per request less what it spends idle over the same window (the periodic jobs). */
 const netOf = (tag: 'small' | 'large', f: Figure) => f.postgresUs - ((idleOf.get(tag)?.postgresPerS ?? 0) * f.window * 1e6) / f.requests;
 const lines = [
-  '| path | server CPU/req small → large | PostgreSQL CPU/req small → large | net of idle | of which background processes | statements/req small → large | req/s small → large | p50 ms small → large |',
-  '|---|---|---|---|---|---|---|---|',
+  '| path | server CPU/req small → large | PostgreSQL CPU/req small → large | net of idle | of which background processes | statements/req small → large | WAL/req (full-page images) small → large | req/s small → large | p50 ms small → large |',
+  '|---|---|---|---|---|---|---|---|---|',
 ];
 for (const [name, { small, large }] of results) {
   const bad = (small?.bad ?? 0) + (large?.bad ?? 0) > 0 ? ` (unexpected statuses: ${small?.bad ?? 0}/${large?.bad ?? 0})` : '';
   const pair = (f: (x: Figure) => string) => `${small ? f(small) : '–'} → ${large ? f(large) : '–'}`;
   lines.push(
     `| ${name}${bad} | ${pair((x) => `${us(x.serverUs)} (kernel ${us(x.serverSystemUs)})`)} | ${pair((x) => us(x.postgresUs))} | ${small ? us(netOf('small', small)) : '–'} → ${large ? us(netOf('large', large)) : '–'} | ${pair((x) => us(x.backgroundUs))} | ` +
-      `${pair((x) => x.statements.toFixed(2))} | ${pair((x) => x.rps.toFixed(0))} | ${pair((x) => x.p50.toFixed(1))} |`,
+      `${pair((x) => x.statements.toFixed(2))} | ${pair((x) => `${kb(x.walBytes)} (${x.walFpi.toFixed(2)})`)} | ${pair((x) => x.rps.toFixed(0))} | ${pair((x) => x.p50.toFixed(1))} |`,
   );
 }
 const get = (name: string) => results.get(name)?.large;
