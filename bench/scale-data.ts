@@ -402,7 +402,9 @@ try {
   }
   if (SETS.includes('large')) notes.push(...(await explain(urlOf(dbs.large))).map((p) => `EXPLAIN on the large set (sequential scans priced out), ${p}`));
 } finally {
-  for (const db of Object.values(dbs)) await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`).catch(() => {});
+  // SCALE_KEEP=1: the databases stay for a look afterwards (EXPLAIN, pg_statio); drop them by hand.
+  if (process.env.SCALE_KEEP === '1') process.stderr.write(`kept: ${Object.values(dbs).join(', ')}\n`);
+  else for (const db of Object.values(dbs)) await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`).catch(() => {});
   await admin.end();
 }
 
