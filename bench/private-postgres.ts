@@ -38,7 +38,8 @@ function asOwner(): { uid: number; gid: number } | null {
   return { uid: Number(uid), gid: Number(gid) };
 }
 
-export async function startPrivatePostgres(settings: Record<string, string>): Promise<PrivatePostgres> {
+/** `keep`: the cluster runs in a process group of its own, so it outlives this process when asked to. */
+export async function startPrivatePostgres(settings: Record<string, string>, keep = false): Promise<PrivatePostgres> {
   const bin = binaries();
   const owner = asOwner();
   const dir = mkdtempSync(join(tmpdir(), 'bench-pg-'));
@@ -56,7 +57,7 @@ export async function startPrivatePostgres(settings: Record<string, string>): Pr
   const logFile = join(dir, 'postgres.log');
   const fd = openSync(logFile, 'a');
   if (owner) chownSync(logFile, owner.uid, owner.gid);
-  const child: ChildProcess = spawn(join(bin, 'postgres'), args, { ...run, stdio: ['ignore', fd, fd] });
+  const child: ChildProcess = spawn(join(bin, 'postgres'), args, { ...run, stdio: ['ignore', fd, fd], detached: keep });
   closeSync(fd);
   const log = () => readFileSync(logFile, 'utf8').slice(-4000);
   const url = (db: string) => `postgresql://postgres@127.0.0.1:${port}/${db}`;

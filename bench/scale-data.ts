@@ -399,7 +399,7 @@ async function explain(url: string): Promise<string[]> {
 const built = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
 if (built.status !== 0) process.exit(built.status ?? 1);
 if (!EXTERNAL) {
-  cluster = await startPrivatePostgres({ shared_buffers: SHARED_BUFFERS, max_connections: '100' });
+  cluster = await startPrivatePostgres({ shared_buffers: SHARED_BUFFERS, max_connections: '100' }, process.env.SCALE_KEEP === '1');
   const own = cluster;
   ADMIN = own.urlOf('postgres');
   urlOf = (db) => own.urlOf(db);
