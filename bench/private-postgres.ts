@@ -16,7 +16,6 @@ export interface PrivatePostgres {
   pid: number;
   /** Its data directory's parent (and socket directory, and postgres.log). */
   dir: string;
-  settings: Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -82,7 +81,6 @@ export async function startPrivatePostgres(settings: Record<string, string>, kee
     dir,
     urlOf: url,
     pid: child.pid!,
-    settings,
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));

@@ -40,8 +40,10 @@ export interface MailWorkerOptions {
  * emails whose link has expired (a partial index on expires_at, so the sweep reads only such rows
  * however long the queue).
  */
-export const OUTBOX_EXPIRED_SWEEP = 'DELETE FROM outbox_emails WHERE expires_at IS NOT NULL AND expires_at <= $1 RETURNING id';
-const OUTBOX_SENT = 'DELETE FROM outbox_emails WHERE id = $1';
+export const OUTBOX_EXPIRED_SWEEP =
+  'WITH d AS (DELETE FROM outbox_emails WHERE expires_at IS NOT NULL AND expires_at <= $1 RETURNING 1) SELECT count(*)::int AS n FROM d';
+/** A row done with: sent, or dropped because its link expired. */
+const OUTBOX_REMOVE = 'DELETE FROM outbox_emails WHERE id = $1';
 const OUTBOX_RETRY = 'UPDATE outbox_emails SET attempts = attempts + 1, next_attempt_at = $2, last_error = $3 WHERE id = $1';
 
 /**
@@ -126,7 +128,7 @@ export class MailWorker {
     const tick = performance.now();
     if (tick - this.sweptAt >= (this.opts.pollMs ?? 1000)) {
       this.sweptAt = tick;
-      const dropped = (await sql<{ id: string }>(OUTBOX_EXPIRED_SWEEP, [this.opts.clock()])).length;
+      const [{ n: dropped } = { n: 0 }] = await sql<{ n: number }>(OUTBOX_EXPIRED_SWEEP, [this.opts.clock()]);
       if (dropped > 0) logger.warn({ dropped }, 'dropped unsent emails whose links had expired');
     }
     const rows = await sql<OutboxRow>(OUTBOX_CLAIM, [size]);
@@ -134,7 +136,7 @@ export class MailWorker {
     for (const row of rows) {
       // A slow server can hold a batch past a link's expiry: look again just before each send.
       if (row.expires_at && row.expires_at <= this.opts.clock()) {
-        await sql(OUTBOX_SENT, [row.id]);
+        await sql(OUTBOX_REMOVE, [row.id]);
         logger.warn({ kind: row.kind }, 'dropped an unsent email whose link expired during its batch');
         continue;
       }
@@ -149,7 +151,7 @@ export class MailWorker {
           html: this.open(row.html_body),
           ...(row.extra_headers ? { headers: JSON.parse(this.open(row.extra_headers)) as Record<string, string> } : {}),
         });
-        await sql(OUTBOX_SENT, [row.id]);
+        await sql(OUTBOX_REMOVE, [row.id]);
         sent++;
       } catch (err) {
         const delay = Math.min(base * 2 ** row.attempts, 600_000);
