@@ -6,20 +6,19 @@
 //
 // The filter only ever says "surely not": a host it has may still be unknown (a false positive,
 // a deleted tunnel), and the lookup answers. So it must never miss a host that has a tunnel:
-// - it is built from the database (a keyset scan of the tunnels, page by page) and trusted only
-//   once built; the invalidations the resolver hears (every instance hears every tunnel change,
-//   new hosts included) add their hosts, meanwhile too, to the filter being built;
+// - it is built from the database (a keyset scan of the tunnels with their owners' slugs, page by
+//   page) and trusted only once built; the invalidations the resolver hears (every instance hears
+//   every tunnel change, new hosts included) add their hosts, meanwhile too, to the filter being
+//   built;
 // - it is rebuilt every REBUILD_MS on the service clock (at the next request after that), which
 //   also shows, within that time, a tunnel written behind the service's back or whose change
 //   message was lost while Redis reconnected, and sheds deleted tunnels' hosts.
 import type { Sql } from '../store.js';
 import { cardHostsOf } from '../tunnels/names.js';
-import { countTunnels, selectTunnelHostsPage } from './store.js';
+import { countTunnels, selectTunnelHostsPage, TUNNEL_HOSTS_PAGE, type TunnelHostsCursor } from './store.js';
 
 /** The filter is rebuilt this long after the last build began. */
 export const REBUILD_MS = 5 * 60_000;
-/** Rows per page of the build's scan. */
-const PAGE = 5000;
 /** Room for growth until the next build: sized for twice the hosts found, at least this many. */
 const MIN_CAPACITY = 65_536;
 /** Bits per host and probes per lookup for a false-positive rate near 1% (k = 7, ~9.6 bits each). */
@@ -121,13 +120,13 @@ export class KnownHosts {
     const filter = new BloomFilter(Math.max(MIN_CAPACITY, (await countTunnels(this.sql)) * 2 * 2));
     this.building = filter;
     try {
-      let after = '';
+      let after: TunnelHostsCursor = { accountId: '', subdomain: '' };
       for (;;) {
         if (this.stopped) return;
-        const rows = await selectTunnelHostsPage(this.sql, after, PAGE);
+        const rows = await selectTunnelHostsPage(this.sql, after);
         for (const r of rows) for (const h of cardHostsOf(r, r.slug, this.zone)) filter.add(h);
-        if (rows.length < PAGE) break;
-        after = rows[rows.length - 1]!.id;
+        if (rows.length < TUNNEL_HOSTS_PAGE) break;
+        after = rows[rows.length - 1]!;
       }
       this.current = filter;
       this.version++;

@@ -28,13 +28,37 @@ export async function findCardTunnel(sql: Sql, query: CardQuery): Promise<CardTu
   return row ?? null;
 }
 
-/** One page of every tunnel's names (the known-hosts filter's build), in id order after `afterId`. */
-export function selectTunnelHostsPage(sql: Sql, afterId: string, limit: number): Promise<{ id: string; subdomain: string; customDomain: string | null; slug: string }[]> {
-  return sql(
-    `SELECT t.id, t.subdomain, t.custom_domain AS "customDomain", a.slug FROM tunnels t JOIN accounts a ON a.id = t.account_id
-     WHERE t.id > $1 ORDER BY t.id LIMIT $2`,
-    [afterId, limit],
-  );
+/** Rows per page of the known-hosts scan (a literal in its statement, so the planner sizes the page right). */
+export const TUNNEL_HOSTS_PAGE = 5000;
+
+/** Where a page of the known-hosts scan resumes: after this (account, subdomain); '' and '' for the first page. */
+export interface TunnelHostsCursor {
+  accountId: string;
+  subdomain: string;
+}
+
+export interface TunnelHostsRow {
+  accountId: string;
+  subdomain: string;
+  customDomain: string | null;
+  slug: string;
+}
+
+// Keyset pages in (account, subdomain) order, the order of an index of each table: PostgreSQL
+// merge-joins a range of the tunnels' (account_id, subdomain) index with the same range of the
+// accounts' key, with no per-row index descent and no parallel workers. Paged by the tunnel's id
+// instead, a page was a nested loop of 5,000 account-key descents, which the planner spread over
+// parallel workers: on a million tunnels 1.2-1.4 s a page, 5-15x this (workers are new processes
+// that first fault in every shared buffer they touch). `a.id >= $1` bounds the accounts' side,
+// which a row comparison on the tunnels alone does not.
+export const TUNNEL_HOSTS_PAGE_SQL = `SELECT t.account_id AS "accountId", t.subdomain, t.custom_domain AS "customDomain", a.slug
+  FROM tunnels t JOIN accounts a ON a.id = t.account_id
+  WHERE (t.account_id, t.subdomain) > ($1, $2) AND a.id >= $1
+  ORDER BY t.account_id, t.subdomain LIMIT ${TUNNEL_HOSTS_PAGE}`;
+
+/** One page (TUNNEL_HOSTS_PAGE rows, fewer on the last) of every tunnel's names, for the known-hosts filter. */
+export function selectTunnelHostsPage(sql: Sql, after: TunnelHostsCursor): Promise<TunnelHostsRow[]> {
+  return sql<TunnelHostsRow>(TUNNEL_HOSTS_PAGE_SQL, [after.accountId, after.subdomain]);
 }
 
 export async function countTunnels(sql: Sql): Promise<number> {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { REBUILD_MS } from '../../../src/domain/cards/known-hosts.js';
+import { KnownHosts, REBUILD_MS } from '../../../src/domain/cards/known-hosts.js';
 import { signedIn } from '../../support/accounts.js';
 import { spyOnSql } from '../../support/sql-spy.js';
 import { useServer } from '../../support/server.js';
@@ -153,6 +153,42 @@ test('a tunnel written behind the service\'s back shows once the known-hosts fil
   // The first request after the interval starts the rebuild (and is answered by the old filter).
   await card(s, host);
   assert.equal(await eventually(async () => (await card(s, host)).status === 200), true, 'shown after the rebuild');
+});
+
+test('the filter\'s build reads every tunnel, page after page, an account\'s tunnels straddling pages', async () => {
+  // Two accounts with 6,000 tunnels each: the scan's pages (5,000 rows, in account and subdomain
+  // order) end inside an account's tunnels, where only the subdomain tells where to resume.
+  const owners = [await signedIn(s), await signedIn(s)];
+  const EACH = 6000;
+  try {
+    for (const o of owners) {
+      await s.deps.sql(
+        `INSERT INTO tunnels (id, account_id, subdomain, updated_at)
+         SELECT gen_random_uuid()::text, $1, 'bulk' || g, now() FROM generate_series(1, ${EACH}) g`,
+        [o.id],
+      );
+    }
+    const [{ n: total }] = (await s.deps.sql<{ n: number }>('SELECT count(*)::int AS n FROM tunnels', [])) as [{ n: number }];
+    let statements = 0;
+    const sql = (<Row>(text: string, values: readonly unknown[]) => {
+      statements++;
+      return s.deps.sql<Row>(text, values);
+    }) as typeof s.deps.sql;
+    const errors: unknown[] = [];
+    const filter = new KnownHosts(sql, ZONE, (err) => errors.push(err));
+    await filter.rebuild(0);
+    assert.deepEqual(errors, []);
+    // One count, then full pages and a last short one.
+    assert.equal(statements, 1 + Math.floor(total / 5000) + 1, `${statements} statements for ${total} tunnels`);
+    const missed = owners.flatMap((o) =>
+      Array.from({ length: EACH }, (_, i) => `bulk${i + 1}--${o.slug}.${ZONE}`).filter((h) => !filter.mayHave(h, 0)),
+    );
+    assert.deepEqual(missed, [], 'a host with a tunnel is never filtered out');
+    const unknown = Array.from({ length: 1000 }, (_, i) => `none${i}--${owners[0]!.slug}.${ZONE}`).filter((h) => filter.mayHave(h, 0));
+    assert.ok(unknown.length < 50, `${unknown.length} of 1,000 unknown hosts pass (about 1 in 100 expected)`);
+  } finally {
+    for (const o of owners) await s.deps.sql(`DELETE FROM tunnels WHERE account_id = $1 AND subdomain LIKE 'bulk%'`, [o.id]);
+  }
 });
 
 test('unknown hosts are answered without the database: a flood of random ones makes at most 1 query in 10', async () => {
