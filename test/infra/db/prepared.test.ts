@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import pino from 'pino';
 import { openDatabase, type Database } from '../../../src/infra/db/client.js';
+import { needs } from '../../support/backends.js';
 
 const MIGRATIONS = join(import.meta.dirname, '..', '..', '..', 'migrations');
 const dataDir = mkdtempSync(join(tmpdir(), 'prepared-test-'));
@@ -48,5 +49,20 @@ test('without it (behind a transaction pooler) nothing is prepared', async () =>
     assert.deepEqual(await preparedProbes(unnamed), []);
   } finally {
     await unnamed.close();
+  }
+});
+
+test('an idle connection outlives a lull: same backend, its statements still prepared', needs(['DATABASE_URL'], 'the embedded database has one session whatever the pool does'), async () => {
+  const db = await open(true);
+  try {
+    const [first] = await db.sql<{ pid: number }>('SELECT pg_backend_pid() AS pid', []);
+    await db.sql(PROBE, [1]);
+    // node-postgres's own default closes a connection idle for 10 s.
+    await new Promise((r) => setTimeout(r, 11_000));
+    const [later] = await db.sql<{ pid: number }>('SELECT pg_backend_pid() AS pid', []);
+    assert.equal(later!.pid, first!.pid, 'the same backend serves after 11 s idle');
+    assert.equal((await preparedProbes(db)).length, 1);
+  } finally {
+    await db.close();
   }
 });
