@@ -8,7 +8,7 @@
 // running this heavy file twice.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { hashToken } from '../../src/infra/crypto/tokens.js';
+import { timeOrderedTokenKey } from '../../src/infra/crypto/tokens.js';
 import { keySlot } from '../../src/infra/cache/keys.js';
 import { login, signedIn, signup, type Session } from '../support/accounts.js';
 import { needs } from '../support/backends.js';
@@ -150,7 +150,7 @@ test('a cluster master crashes: answers stay right, the cache is back within sec
   const caller = await login(lb(), account);
   // Sessions until three of them have their cache entry on the same master (slots are random:
   // a fixed number of sign-ins would leave that to chance).
-  const keyOf = (s: Session) => `session:${hashToken(s.token)}`;
+  const keyOf = (s: Session) => `session:${timeOrderedTokenKey(s.token)}`;
   const byMaster = new Map<number, Session[]>();
   let onTarget: Session[] = [];
   for (let i = 0; i < 40 && onTarget.length < 3; i++) {

@@ -4,7 +4,7 @@
 // one that cannot be acknowledged bumps the revocation epoch in PostgreSQL instead.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { hashToken } from '../../src/infra/crypto/tokens.js';
+import { timeOrderedTokenKey } from '../../src/infra/crypto/tokens.js';
 import { login, signup, type Session } from '../support/accounts.js';
 import { needs } from '../support/backends.js';
 import { useFixture } from '../support/fixture.js';
@@ -27,7 +27,7 @@ const server = useFixture(
   opts,
 );
 
-const keyOf = (s: Session) => `session:${hashToken(s.token)}`;
+const keyOf = (s: Session) => `session:${timeOrderedTokenKey(s.token)}`;
 const epoch = async (s: Server) => Number((await s.deps.db.cacheEpoch.findUnique({ where: { id: 1 } }))?.epoch ?? 0);
 
 async function revoke(s: Server, caller: Session, victim: Session): Promise<void> {

@@ -7,6 +7,8 @@ import { sessionCookie } from './http.js';
 import { uniqueEmail, type Server } from './server.js';
 
 export const PASSWORD = 'correct horse battery';
+/** A session token: its creation second (8 base32hex characters), then 20 random bytes in base32. */
+export const SESSION_TOKEN = /^[0-9a-v]{8}[a-z2-7]{32}$/;
 
 export interface Account {
   id: string;

@@ -1,4 +1,5 @@
-// Sessions: a random token on the wire, its SHA-256 in the database and as the cache key.
+// Sessions: a random token on the wire (behind its creation second), its key (the SHA-256 behind
+// that second) in the database and as the cache key.
 // Validation is one cache read; a miss falls back to the database. Revocation writes a tombstone
 // over the cache entry, so a revoked token fails on its very next request on any instance, even
 // if a concurrent miss was about to re-cache it; a tombstone that cannot be written (Redis
@@ -7,7 +8,7 @@
 // written at most once a minute.
 import { v7 as timeOrderedUuid } from 'uuid';
 import { orFallback, type Cache } from '../../infra/cache/cache.js';
-import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
+import { generateTimeOrderedToken, isWellFormedTimeOrderedToken, timeOrderedTokenKey } from '../../infra/crypto/tokens.js';
 import type { Db, Sql, Tx } from '../store.js';
 import { deleteSessions, readSessionRow, selectAccountSessions, touchSessionRow, type SessionRef, type SessionRow } from './store.js';
 import { revocationEpoch } from './revocation-epoch.js';
@@ -62,14 +63,16 @@ export interface NewSession {
 
 /** A fresh token (returned once, to the client) and the row that stores only its hash. */
 export function newSession(now: Date, userAgent: string): { token: string; session: NewSession } {
-  const token = generateToken();
+  // Time-ordered: the token's key (its hash behind its creation second) lands on the right-most
+  // page of the token index too; a 32-character token of before is still looked up by its hash.
+  const token = generateTimeOrderedToken(now);
   return {
     token,
     session: {
       // Time-ordered (UUIDv7): every sign-in's insert lands on the right-most page of the
       // primary key's index instead of a random one of a large index.
       id: timeOrderedUuid(),
-      tokenHash: hashToken(token),
+      tokenHash: timeOrderedTokenKey(token),
       userAgent: userAgent.slice(0, 512),
       expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS),
     },
@@ -82,8 +85,8 @@ function epochOf(deps: Pick<SessionDeps, 'db' | 'cache'>): number | Promise<numb
 }
 
 export async function validateSessionToken(deps: SessionDeps, token: string): Promise<ValidSession | null> {
-  if (!isWellFormedToken(token)) return null;
-  const tokenHash = hashToken(token);
+  if (!isWellFormedTimeOrderedToken(token)) return null;
+  const tokenHash = timeOrderedTokenKey(token);
   const now = deps.clock().getTime();
   const session = await readThrough(deps, tokenHash, SESSION_CREDENTIAL, now);
   if (!session) return null;

@@ -3,7 +3,7 @@
 // the sliding 30 days, and an account holds at most 100 live sessions.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { hashToken } from '../../../src/infra/crypto/tokens.js';
+import { timeOrderedTokenKey } from '../../../src/infra/crypto/tokens.js';
 import { PASSWORD, signup } from '../../support/accounts.js';
 import { startTestServer, useServer, type Server } from '../../support/server.js';
 import { TcpProxy } from '../../support/tcp-proxy.js';
@@ -67,7 +67,7 @@ test(
         assert.ok(Date.now() < deadline, 'redis did not come back');
         await new Promise((r) => setTimeout(r, 100));
       }
-      const stale = await s.deps.cache.get(`session:${hashToken(token)}`);
+      const stale = await s.deps.cache.get(`session:${timeOrderedTokenKey(token)}`);
       assert.ok(stale && stale !== 'revoked', 'the old cache entry survived the outage (the case under test)');
       for (let i = 0; i < 5; i++) assert.equal((await me(b, token)).status, 401, 'B never trusts the old entry again');
       await new Promise((r) => setTimeout(r, 1100)); // the other instance reads the epoch at most once a second

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { fromIp, login, signedIn, signup } from '../../support/accounts.js';
+import { generateToken, hashToken, timeOrderedTokenKey } from '../../../src/infra/crypto/tokens.js';
+import { SESSION_TOKEN, fromIp, login, signedIn, signup } from '../../support/accounts.js';
 import { assertProblem } from '../../support/problem.js';
 import { useServer } from '../../support/server.js';
 import { spyOnSql } from '../../support/sql-spy.js';
@@ -14,15 +15,34 @@ const s = useServer({ env: { TRUST_PROXY: 'true' } });
 const DAY = 24 * 3600_000;
 const me = (token: string) => s.request('/api/account', { bearer: token });
 
-test('the sessions table holds only the SHA-256 of the token, never the token', async () => {
+test('the sessions table holds only the SHA-256 of the token (behind its creation second), never the token', async () => {
   const a = await signedIn(s);
+  assert.match(a.token, SESSION_TOKEN);
   const sha = createHash('sha256').update(a.token).digest('hex');
-  const row = await s.deps.db.session.findUnique({ where: { tokenHash: sha } });
-  assert.ok(row, 'row found by the hash');
+  const row = await s.deps.db.session.findUnique({ where: { tokenHash: `t${a.token.slice(0, 8)}${sha}` } });
+  assert.ok(row, 'row found by the key');
   assert.equal(row.accountId, a.id);
+  // The prefix is the creation second in base32hex, so keys sort as the sessions were made.
+  assert.equal(parseInt(a.token.slice(0, 8), 32), Math.floor(row.createdAt.getTime() / 1000));
   const rows = await s.deps.db.$queryRaw<Record<string, unknown>[]>`SELECT * FROM sessions WHERE account_id = ${a.id}`;
   assert.ok(rows.length >= 1);
   assert.ok(!JSON.stringify(rows).includes(a.token), 'raw token found in the sessions table');
+});
+
+test('a session of a 32-character token (made before tokens carried their time) still authenticates', async () => {
+  const a = await signedIn(s);
+  const legacy = generateToken();
+  await s.deps.db.session.create({
+    data: { accountId: a.id, tokenHash: hashToken(legacy), userAgent: 'Old/1.0', ip: '203.0.113.0', expiresAt: new Date(s.clock.now().getTime() + DAY) },
+  });
+  const r = await me(legacy);
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.json.email, a.email);
+  // Its key is the bare hash: the time-prefixed form of the same token finds nothing.
+  assert.equal((await me(`${a.token.slice(0, 8)}${legacy}`)).status, 401);
+  const out = await s.request('/auth/logout', { method: 'POST', bearer: legacy });
+  assert.equal(out.status, 204, out.text);
+  assert.equal((await me(legacy)).status, 401);
 });
 
 test('GET /api/sessions lists live sessions with user agent, masked IP, times and the current marker', async () => {
@@ -136,7 +156,7 @@ test('last_seen_at is written at most once a minute', async () => {
 test('a cold session check is one read; its due touch is written behind it, batched with others', async () => {
   const a = await signedIn(s);
   const b = await signedIn(s);
-  const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
+  const hashOf = timeOrderedTokenKey;
   // Warm: the account view is cached and the revocation epoch was read just now.
   assert.equal((await s.request('/api/account', { bearer: a.token })).status, 200);
   assert.equal((await s.request('/api/account', { bearer: b.token })).status, 200);
@@ -174,7 +194,7 @@ test('a cold session check is one read; its due touch is written behind it, batc
 
 test("while its touch is queued, a cold check's entry lives no longer than the stored row", async () => {
   const a = await signedIn(s);
-  const hash = createHash('sha256').update(a.token).digest('hex');
+  const hash = timeOrderedTokenKey(a.token);
   await s.deps.touches.flush();
   const now = s.clock.now().getTime();
   // Near its stored expiry, last used two minutes ago: the check extends it in the cached copy.
@@ -206,7 +226,7 @@ test('a queued touch never brings back a revoked session, nor moves last_seen_at
   const victim = await login(s, a);
   const caller = await login(s, a);
   const other = await signedIn(s);
-  const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
+  const hashOf = timeOrderedTokenKey;
   const victimRow = await s.deps.db.session.findFirstOrThrow({ where: { tokenHash: hashOf(victim.token) } });
   const otherRow = await s.deps.db.session.findFirstOrThrow({ where: { tokenHash: hashOf(other.token) } });
   const now = s.clock.now().getTime();

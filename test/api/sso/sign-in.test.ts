@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { hashToken } from '../../../src/infra/crypto/tokens.js';
+import { timeOrderedTokenKey } from '../../../src/infra/crypto/tokens.js';
 import { sessionCookie } from '../../support/http.js';
 import { uniqueEmail, useServer } from '../../support/server.js';
 import { useFakeProviders } from '../../support/fake-providers.js';
@@ -172,7 +172,7 @@ test('the PKCE verifier and the provider access token never reach the browser', 
   assert.ok(!authorizeUrl.href.includes(verifier));
   // Stored nowhere in the database either.
   const session = sessionCookie(callback)!;
-  const row = await s.deps.db.session.findUnique({ where: { tokenHash: hashToken(session) } });
+  const row = await s.deps.db.session.findUnique({ where: { tokenHash: timeOrderedTokenKey(session) } });
   assert.ok(row);
   assert.ok(!JSON.stringify(row).includes(accessToken));
 });

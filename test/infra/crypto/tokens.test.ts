@@ -2,7 +2,15 @@
 // releases, or every stored session and emailed link would stop matching.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { generateToken, hashToken, isWellFormedToken, sameSecret } from '../../../src/infra/crypto/tokens.js';
+import {
+  generateTimeOrderedToken,
+  generateToken,
+  hashToken,
+  isWellFormedTimeOrderedToken,
+  isWellFormedToken,
+  sameSecret,
+  timeOrderedTokenKey,
+} from '../../../src/infra/crypto/tokens.js';
 
 test('hashToken is the hex SHA-256 of the UTF-8 bytes (FIPS 180-2 vectors)', () => {
   assert.equal(hashToken('abc'), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
@@ -20,6 +28,29 @@ test('generated tokens are 20 random bytes in base32, well formed, and distinct'
   assert.notEqual(hashToken(a), hashToken(b));
   assert.equal(isWellFormedToken('A'.repeat(32)), false);
   assert.equal(isWellFormedToken(a + 'a'), false);
+});
+
+test('time-ordered tokens: the creation second, then 20 random bytes; their keys sort by time, after every bare hash', () => {
+  const at = new Date('2026-11-29T06:00:00.750Z');
+  const t = generateTimeOrderedToken(at);
+  assert.match(t, /^[0-9a-v]{8}[a-z2-7]{32}$/);
+  assert.equal(parseInt(t.slice(0, 8), 32), Math.floor(at.getTime() / 1000));
+  assert.notEqual(generateTimeOrderedToken(at).slice(8), t.slice(8), 'the secret part is random');
+  assert.equal(timeOrderedTokenKey(t), `t${t.slice(0, 8)}${hashToken(t)}`);
+  // Keys of tokens made later sort later (as the database's index orders text), whatever their
+  // random part; every key sorts after any bare SHA-256 (a 32-character token's key).
+  const times = [0, 31, 32, 1023, 1024, 1_800_000_000, 1_800_000_001, 2_000_000_000, 40_000_000_000].map((s) => new Date(s * 1000));
+  const keys = times.map((d) => timeOrderedTokenKey(generateTimeOrderedToken(d)));
+  assert.deepEqual([...keys].sort(), keys);
+  assert.ok(keys.every((k) => k > 'f'.repeat(64)));
+  // Both forms are well formed; a plain token's key is its bare hash.
+  const plain = generateToken();
+  assert.ok(isWellFormedTimeOrderedToken(t));
+  assert.ok(isWellFormedTimeOrderedToken(plain));
+  assert.equal(timeOrderedTokenKey(plain), hashToken(plain));
+  for (const bad of [t.slice(1), `${t}a`, `w${t.slice(1)}`, t.toUpperCase(), `${t.slice(0, 8)}${'1'.repeat(32)}`, plain.slice(1), 42, null]) {
+    assert.equal(isWellFormedTimeOrderedToken(bad), false, String(bad));
+  }
 });
 
 test('sameSecret compares whole values', () => {
