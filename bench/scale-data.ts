@@ -18,7 +18,7 @@ import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { cpuSeconds, cpuTimes, startServer, type Proc } from './lib.js';
-import { clusterPids, startPrivatePostgres, type PrivatePostgres } from './private-postgres.js';
+import { clusterPids, reserveHugePages, startPrivatePostgres, type HugePages, type PrivatePostgres } from './private-postgres.js';
 import { KnownHosts } from '../src/domain/cards/known-hosts.js';
 import { TUNNEL_HOSTS_PAGE_SQL } from '../src/domain/cards/store.js';
 import { SWEEPS } from '../src/domain/retention/retention.js';
@@ -32,11 +32,13 @@ import { HASH_OPTIONS } from '../src/domain/passwords/password.js';
  * is then every `postgres` process on the machine). Unset: a cluster of the run's own
  * (private-postgres.ts) with SCALE_SHARED_BUFFERS (default 10GB) of shared buffers, so the
  * large set fits in memory as it would on a server sized for it (this VM keeps almost no file
- * page cache: with PostgreSQL's default 128MB, every read outside it goes to the disk).
+ * page cache: with PostgreSQL's default 128MB, every read outside it goes to the disk), on huge
+ * pages as such a server would run (reserved for the run when root can; the note says when not).
  */
 const EXTERNAL = process.env.SCALE_POSTGRES_URL;
 const SHARED_BUFFERS = process.env.SCALE_SHARED_BUFFERS ?? '10GB';
 let cluster: PrivatePostgres | null = null;
+let hugePages: HugePages | null = null;
 let ADMIN = EXTERNAL ?? '';
 let urlOf = (db: string) => new URL(db, EXTERNAL).toString();
 const REDIS = 'redis://127.0.0.1:6379/10';
@@ -442,7 +444,16 @@ async function explain(url: string): Promise<string[]> {
 const built = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
 if (built.status !== 0) process.exit(built.status ?? 1);
 if (!EXTERNAL) {
-  cluster = await startPrivatePostgres({ shared_buffers: SHARED_BUFFERS, max_connections: '100' }, process.env.SCALE_KEEP === '1');
+  hugePages = reserveHugePages(SHARED_BUFFERS);
+  try {
+    cluster = await startPrivatePostgres(
+      { shared_buffers: SHARED_BUFFERS, max_connections: '100', huge_pages: hugePages.available ? 'on' : 'off' },
+      process.env.SCALE_KEEP === '1',
+    );
+  } catch (err) {
+    hugePages.release();
+    throw err;
+  }
   const own = cluster;
   ADMIN = own.urlOf('postgres');
   urlOf = (db) => own.urlOf(db);
@@ -455,7 +466,8 @@ const results = new Map<string, { small?: Figure; large?: Figure }>();
 const notes: string[] = [];
 {
   const { rows } = await admin.query(`SELECT current_setting('server_version') AS v, current_setting('shared_buffers') AS sb`);
-  notes.push(`PostgreSQL ${rows[0].v} (${cluster ? "the run's own cluster" : EXTERNAL}), shared_buffers ${rows[0].sb}`);
+  const huge = hugePages ? (hugePages.available ? ', on huge pages' : `, without huge pages (${hugePages.reason}: every backend's first touch of each 4 kB page of shared memory counts)`) : '';
+  notes.push(`PostgreSQL ${rows[0].v} (${cluster ? "the run's own cluster" : EXTERNAL}), shared_buffers ${rows[0].sb}${huge}`);
 }
 try {
   const hash = await argon2.hash(PASSWORD, HASH_OPTIONS);
@@ -487,11 +499,14 @@ try {
   // SCALE_KEEP=1: the databases (and the run's own cluster, still running) stay for a look
   // afterwards (EXPLAIN, pg_statio); drop or stop them by hand.
   if (process.env.SCALE_KEEP === '1') {
-    const where = cluster ? ` on ${ADMIN} (stop: kill -INT ${cluster.pid}; then rm -r ${cluster.dir})` : '';
+    const where = cluster ? ` on ${ADMIN} (stop: kill -INT ${cluster.pid}; then rm -r ${cluster.dir}; the huge pages it reserved stay: see vm.nr_hugepages)` : '';
     process.stderr.write(`kept: ${Object.values(dbs).join(', ')}${where}\n`);
   } else for (const db of Object.values(dbs)) await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`).catch(() => {});
   await admin.end();
-  if (cluster && process.env.SCALE_KEEP !== '1') await cluster.stop();
+  if (cluster && process.env.SCALE_KEEP !== '1') {
+    await cluster.stop();
+    hugePages?.release();
+  }
 }
 
 const kb = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)} kB` : `${n.toFixed(0)} B`);
