@@ -1,5 +1,6 @@
 // Secret credentials (session tokens, email link tokens, pending-link tokens): 20 random bytes,
-// base32 on the wire, only the SHA-256 stored. Lookups hash the presented value.
+// base32 on the wire, only the SHA-256 stored (a session token also carries its creation second,
+// kept in its key). Lookups hash the presented value.
 import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
