@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { KnownHosts, REBUILD_MS } from '../../../src/domain/cards/known-hosts.js';
+import { TUNNEL_HOSTS_PAGE } from '../../../src/domain/cards/store.js';
 import { signedIn } from '../../support/accounts.js';
 import { spyOnSql } from '../../support/sql-spy.js';
 import { useServer } from '../../support/server.js';
@@ -179,7 +180,7 @@ test('the filter\'s build reads every tunnel, page after page, an account\'s tun
     await filter.rebuild(0);
     assert.deepEqual(errors, []);
     // One count, then full pages and a last short one.
-    assert.equal(statements, 1 + Math.floor(total / 5000) + 1, `${statements} statements for ${total} tunnels`);
+    assert.equal(statements, 1 + Math.floor(total / TUNNEL_HOSTS_PAGE) + 1, `${statements} statements for ${total} tunnels`);
     const missed = owners.flatMap((o) =>
       Array.from({ length: EACH }, (_, i) => `bulk${i + 1}--${o.slug}.${ZONE}`).filter((h) => !filter.mayHave(h, 0)),
     );
