@@ -18,8 +18,8 @@ import type { SessionTouches } from './touches.js';
 export const SESSION_LIFETIME_MS = 30 * 24 * 3600 * 1000;
 /** However often it is used, a session ends 90 days after it was made. */
 export const SESSION_ABSOLUTE_LIFETIME_MS = 90 * 24 * 3600 * 1000;
-/** Live sessions per account: a sign-in past it ends the least recently used one. */
-export const MAX_SESSIONS = 100;
+/** Live sessions per account (the sign-in statement ends the least recently used beyond it). */
+export { MAX_SESSIONS } from './store.js';
 export const LAST_SEEN_INTERVAL_MS = 60_000;
 /**
  * The stored expiry moves only in steps of at least this (the minute's write of last_seen_at

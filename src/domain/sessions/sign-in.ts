@@ -8,7 +8,7 @@ import { inTransaction, type Tx } from '../store.js';
 import { insertKnownNetwork, runSignIn, runSignInIn, type SignInResult, type SignInValues } from './store.js';
 import { loginAlert } from '../emails/messages.js';
 import { USER_AGENT_MAX } from '../activity/security-events.js';
-import { MAX_SESSIONS, newSession, tombstone } from './session.js';
+import { newSession, tombstone } from './session.js';
 import { changeIn, type AccountChange } from '../activity/account-change.js';
 
 /** What these flows use of the domain's dependencies. */
@@ -98,7 +98,6 @@ export async function issueSignIn(
     expiresAt: session.expiresAt,
     method: how.method,
     secondStep: how.secondStep,
-    keep: MAX_SESSIONS - 1,
     network: networkOf(client.ip),
     // Null when the caller already knows the network is the account's own (a password login
     // reads it with the account): rendering and sealing the alert is then work for nothing.
