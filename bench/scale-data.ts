@@ -11,7 +11,7 @@
 // Prints one Markdown table (the README keeps it) and drops both databases.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import argon2 from 'argon2';
 import autocannon from 'autocannon';
@@ -53,6 +53,13 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ONLY = process.env.SCALE_ONLY ? new RegExp(process.env.SCALE_ONLY) : null;
 /** SCALE_SETS=small: skip the large set (a quick check of the harness or of one path). */
 const SETS = (process.env.SCALE_SETS ?? 'small,large').split(',');
+/**
+ * SCALE_DIAG=1 (the run's own cluster only): per path, each statement's calls, execution and
+ * planning time, buffers and full-page images per request (pg_stat_statements, preloaded: it adds
+ * its own small cost to every statement, so the table's figures are not those of a plain run), and
+ * which relations the path's full-page images were of (pg_waldump over its window).
+ */
+const DIAG = process.env.SCALE_DIAG === '1' && !EXTERNAL;
 
 /** Seeded session tokens: 32 characters of a–j from the number (base32's alphabet holds them). */
 const tokenOf = (n: number) => String(n).padStart(32, '0').replace(/[0-9]/g, (d) => 'abcdefghij'[Number(d)]!);
@@ -173,6 +180,8 @@ interface Figure {
   /** WAL written per request (every process), and of it the full-page images' count. */
   walBytes: number;
   walFpi: number;
+  /** SCALE_DIAG: the path's statements and its full-page images by relation, one line each. */
+  diag: string[];
 }
 
 /** What the server and PostgreSQL spend per second with no request at all (the periodic jobs). */
@@ -198,6 +207,8 @@ async function measure(
   // and not the other set's moved a login's figure by half). Each path then pays the full-page
   // image of every page it is the first to change, as it would right after any checkpoint.
   await admin.query('CHECKPOINT');
+  const lsn0 = DIAG ? await insertLsn(admin) : '';
+  if (DIAG) await admin.query('SELECT pg_stat_statements_reset()');
   const s0 = await statements(admin, db);
   const w0 = await wal(admin);
   const p0 = postgresCpu();
@@ -242,7 +253,9 @@ async function measure(
   await new Promise((r) => setTimeout(r, 11_000));
   const s1 = await statements(admin, db);
   const w1 = await wal(admin);
+  const diag = DIAG ? [...(await statementDetail(admin, db, done)), await fpiByRelation(admin, db, lsn0, await insertLsn(admin), done)] : [];
   return {
+    diag,
     serverUs: ((server1 - c0) * 1e6) / done,
     postgresUs: ((pg1.all - p0.all) * 1e6) / done,
     backgroundUs: ((pg1.background - p0.background) * 1e6) / done,
@@ -256,6 +269,49 @@ async function measure(
     walBytes: (w1.bytes - w0.bytes) / done,
     walFpi: (w1.fpi - w0.fpi) / done,
   };
+}
+
+async function insertLsn(admin: pg.Client): Promise<string> {
+  const { rows } = await admin.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn');
+  return rows[0]!.lsn;
+}
+
+/** SCALE_DIAG: the statements of `db` since the reset, per request of the path, most time first. */
+async function statementDetail(admin: pg.Client, db: string, requests: number): Promise<string[]> {
+  const { rows } = await admin.query<{ query: string; calls: string; exec: number; plan: number; hit: string; dirtied: string; fpi: string }>(
+    `SELECT s.query, s.calls::bigint AS calls, s.total_exec_time AS exec, s.total_plan_time AS plan,
+       s.shared_blks_hit::bigint AS hit, s.shared_blks_dirtied::bigint AS dirtied, s.wal_fpi::bigint AS fpi
+     FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+     WHERE d.datname = $1 ORDER BY s.total_exec_time + s.total_plan_time DESC LIMIT 6`,
+    [db],
+  );
+  return rows.map((r) => {
+    const calls = Number(r.calls);
+    const per = (n: number) => (n / requests).toFixed(2);
+    const text = r.query.replace(/\s+/g, ' ').slice(0, 70);
+    return `${per(calls)} calls/req, exec ${((r.exec * 1000) / calls).toFixed(0)} µs + plan ${((r.plan * 1000) / calls).toFixed(0)} µs per call, ` +
+      `per req: ${per(Number(r.hit))} buffers hit, ${per(Number(r.dirtied))} dirtied, ${per(Number(r.fpi))} full-page images — ${text}`;
+  });
+}
+
+/** SCALE_DIAG: the full-page images written between two WAL positions, per request, by relation. */
+async function fpiByRelation(admin: pg.Client, db: string, from: string, to: string, requests: number): Promise<string> {
+  if (!cluster || from === to) return 'full-page images by relation: none';
+  const bin = readdirSync('/usr/lib/postgresql').map((m) => `/usr/lib/postgresql/${m}/bin/pg_waldump`).find((f) => existsSync(f));
+  if (!bin) return 'full-page images by relation: no pg_waldump';
+  const out = spawnSync(bin, ['-p', `${cluster.dir}/data/pg_wal`, '-s', from, '-e', to], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const byNode = new Map<string, number>();
+  for (const m of out.stdout.matchAll(/rel \d+\/\d+\/(\d+)(?: fork (\w+))? blk \d+ FPW/g)) {
+    const key = m[2] && m[2] !== 'main' ? `${m[1]} (${m[2]})` : m[1]!;
+    byNode.set(key, (byNode.get(key) ?? 0) + 1);
+  }
+  const c = new pg.Client(urlOf(db));
+  await c.connect();
+  const { rows } = await c.query<{ node: string; name: string }>('SELECT relfilenode::text AS node, relname AS name FROM pg_class WHERE relfilenode <> 0');
+  await c.end();
+  const names = new Map(rows.map((r) => [r.node, r.name]));
+  const shown = [...byNode].sort((a, b) => b[1] - a[1]).map(([node, n]) => `${names.get(node.split(' ')[0]!) ?? node}${node.includes(' ') ? node.slice(node.indexOf(' ')) : ''} ${(n / requests).toFixed(2)}`);
+  return `full-page images by relation, per request: ${shown.join(', ') || 'none'}${out.status === 0 ? '' : ` (pg_waldump: ${out.stderr.trim().slice(0, 200)})`}`;
 }
 
 async function flushRedis(): Promise<void> {
@@ -447,7 +503,12 @@ if (!EXTERNAL) {
   hugePages = reserveHugePages(SHARED_BUFFERS);
   try {
     cluster = await startPrivatePostgres(
-      { shared_buffers: SHARED_BUFFERS, max_connections: '100', huge_pages: hugePages.available ? 'on' : 'off' },
+      {
+        shared_buffers: SHARED_BUFFERS,
+        max_connections: '100',
+        huge_pages: hugePages.available ? 'on' : 'off',
+        ...(DIAG ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' } : {}),
+      },
       process.env.SCALE_KEEP === '1',
     );
   } catch (err) {
@@ -460,6 +521,8 @@ if (!EXTERNAL) {
 }
 const admin = new pg.Client(ADMIN);
 await admin.connect();
+// The view and its reset are read from the admin's database.
+if (DIAG) await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
 const stamp = Date.now();
 const dbs = { small: `scale_small_${stamp}`, large: `scale_large_${stamp}` };
 const results = new Map<string, { small?: Figure; large?: Figure }>();
@@ -479,6 +542,12 @@ try {
     const first = await startServer({ ZONE, ENCRYPTION_KEY, DATABASE_URL: urlOf(db), LOG_LEVEL: 'error' });
     await first.stop();
     const { took, warmed } = await seed(urlOf(db), accounts, hash);
+    if (DIAG) {
+      const c = new pg.Client(urlOf(db));
+      await c.connect();
+      await c.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      await c.end();
+    }
     const { rows } = await admin.query(`SELECT pg_size_pretty(pg_database_size($1)) AS size`, [db]);
     notes.push(
       `${tag}: ${accounts} accounts, ${accounts * 5} sessions, ${accounts} tunnels, ${accounts * 10} security events seeded in ${took.toFixed(0)} s (${rows[0].size})` +
@@ -533,6 +602,9 @@ const hit = get('card hit (cached)');
 const loginSmall = results.get('POST /auth/login')?.small;
 const loginLarge = results.get('POST /auth/login')?.large;
 const readOnly = get('session check, cold, no touch due (read only)');
+for (const [name, { small, large }] of results) {
+  for (const [tag, f] of [['small', small], ['large', large]] as const) for (const line of f?.diag ?? []) notes.push(`${name}, ${tag} set: ${line}`);
+}
 for (const [tag, idle] of idleOf) notes.push(`idle (${tag} set): the server ${(idle.serverPerS * 1000).toFixed(1)} ms of CPU per second, PostgreSQL ${(idle.postgresPerS * 1000).toFixed(1)} ms per second`);
 if (readOnly && warm) notes.push(`cold session check with no touch due, on the large set: ${(readOnly.serverUs / warm.serverUs).toFixed(2)}× the cached check's server CPU (target ≤ 3), ${us(readOnly.postgresUs)} PostgreSQL CPU, ${us(netOf('large', readOnly))} net of idle (target ≤ 0.3 ms), ${readOnly.statements.toFixed(2)} statements`);
 if (cold && warm) notes.push(`cold session check on the large set: ${(cold.serverUs / warm.serverUs).toFixed(2)}× the cached check's server CPU (target ≤ 3), ${us(cold.postgresUs)} PostgreSQL CPU, ${us(netOf('large', cold))} net of idle (target ≤ 0.3 ms), ${cold.statements.toFixed(2)} statements`);
