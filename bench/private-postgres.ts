@@ -16,11 +16,13 @@ export interface PrivatePostgres {
   pid: number;
   /** Its data directory's parent (and socket directory, and postgres.log). */
   dir: string;
+  /** Its data directory (pg_wal is in it). */
+  data: string;
   stop(): Promise<void>;
 }
 
 /** The newest PostgreSQL's binaries of Debian's layout (/usr/lib/postgresql/<major>/bin). */
-function binaries(): string {
+export function binaries(): string {
   const root = '/usr/lib/postgresql';
   const majors = existsSync(root) ? readdirSync(root).filter((d) => /^\d+$/.test(d)).sort((a, b) => Number(b) - Number(a)) : [];
   const dir = majors.map((m) => join(root, m, 'bin')).find((d) => existsSync(join(d, 'initdb')));
@@ -131,6 +133,7 @@ export async function startPrivatePostgres(settings: Record<string, string>, kee
   }
   return {
     dir,
+    data,
     urlOf: url,
     pid: child.pid!,
     async stop() {

@@ -11,14 +11,15 @@
 // Prints one Markdown table (the README keeps it) and drops both databases.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import argon2 from 'argon2';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { cpuSeconds, cpuTimes, startServer, type Proc } from './lib.js';
-import { clusterPids, reserveHugePages, startPrivatePostgres, type HugePages, type PrivatePostgres } from './private-postgres.js';
+import { binaries, clusterPids, reserveHugePages, startPrivatePostgres, type HugePages, type PrivatePostgres } from './private-postgres.js';
 import { KnownHosts } from '../src/domain/cards/known-hosts.js';
 import { TUNNEL_HOSTS_PAGE_SQL } from '../src/domain/cards/store.js';
 import { SWEEPS } from '../src/domain/retention/retention.js';
@@ -269,7 +270,7 @@ async function measure(
   await new Promise((r) => setTimeout(r, 11_000));
   const s1 = await statements(admin, db);
   const w1 = await wal(admin);
-  const diag = DIAG ? [...(await statementDetail(admin, db, done)), await fpiByRelation(admin, db, lsn0, await insertLsn(admin), done)] : [];
+  const diag = DIAG ? [...(await statementDetail(admin, db, done)), await fpiByRelation(db, lsn0, await insertLsn(admin), done)] : [];
   return {
     diag,
     serverUs: ((server1 - c0) * 1e6) / done,
@@ -311,23 +312,28 @@ async function statementDetail(admin: pg.Client, db: string, requests: number): 
 }
 
 /** SCALE_DIAG: the full-page images written between two WAL positions, per request, by relation. */
-async function fpiByRelation(admin: pg.Client, db: string, from: string, to: string, requests: number): Promise<string> {
+async function fpiByRelation(db: string, from: string, to: string, requests: number): Promise<string> {
   if (!cluster || from === to) return 'full-page images by relation: none';
-  const bin = readdirSync('/usr/lib/postgresql').map((m) => `/usr/lib/postgresql/${m}/bin/pg_waldump`).find((f) => existsSync(f));
-  if (!bin) return 'full-page images by relation: no pg_waldump';
-  const out = spawnSync(bin, ['-p', `${cluster.dir}/data/pg_wal`, '-s', from, '-e', to], { encoding: 'utf8', maxBuffer: 1 << 30 });
-  const byNode = new Map<string, number>();
-  for (const m of out.stdout.matchAll(/rel \d+\/\d+\/(\d+)(?: fork (\w+))? blk \d+ FPW/g)) {
-    const key = m[2] && m[2] !== 'main' ? `${m[1]} (${m[2]})` : m[1]!;
-    byNode.set(key, (byNode.get(key) ?? 0) + 1);
+  // Same binaries as the cluster: pg_waldump reads only its own major version's WAL.
+  const out = spawnSync(join(binaries(), 'pg_waldump'), ['-p', join(cluster.data, 'pg_wal'), '-s', from, '-e', to], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  // Counted by relation file and fork (main, or the visibility map's, ...).
+  const counts = new Map<string, { node: string; fork: string; n: number }>();
+  for (const m of (out.stdout ?? '').matchAll(/rel \d+\/\d+\/(\d+)(?: fork (\w+))? blk \d+ FPW/g)) {
+    const node = m[1]!;
+    const fork = m[2] ?? 'main';
+    const entry = counts.get(`${node} ${fork}`) ?? { node, fork, n: 0 };
+    entry.n++;
+    counts.set(`${node} ${fork}`, entry);
   }
   const c = new pg.Client(urlOf(db));
   await c.connect();
   const { rows } = await c.query<{ node: string; name: string }>('SELECT relfilenode::text AS node, relname AS name FROM pg_class WHERE relfilenode <> 0');
   await c.end();
   const names = new Map(rows.map((r) => [r.node, r.name]));
-  const shown = [...byNode].sort((a, b) => b[1] - a[1]).map(([node, n]) => `${names.get(node.split(' ')[0]!) ?? node}${node.includes(' ') ? node.slice(node.indexOf(' ')) : ''} ${(n / requests).toFixed(2)}`);
-  return `full-page images by relation, per request: ${shown.join(', ') || 'none'}${out.status === 0 ? '' : ` (pg_waldump: ${out.stderr.trim().slice(0, 200)})`}`;
+  const shown = [...counts.values()]
+    .sort((a, b) => b.n - a.n)
+    .map((e) => `${names.get(e.node) ?? e.node}${e.fork === 'main' ? '' : ` (${e.fork})`} ${(e.n / requests).toFixed(2)}`);
+  return `full-page images by relation, per request: ${shown.join(', ') || 'none'}${out.status === 0 ? '' : ` (pg_waldump: ${(out.stderr || String(out.error ?? '')).trim().slice(0, 200)})`}`;
 }
 
 async function flushRedis(): Promise<void> {

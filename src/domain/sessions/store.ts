@@ -161,6 +161,9 @@ export async function bumpRevocationEpoch(db: Db): Promise<bigint | null> {
   return rows[0]?.epoch ?? null;
 }
 
+/** Live sessions per account: a sign-in past it ends the least recently used one. */
+export const MAX_SESSIONS = 100;
+
 /**
  * Everything a sign-in writes, as one statement (data-modifying CTEs run atomically): the session,
  * the last-login record, the network (new or not), the alert email when the network is new, and
@@ -170,15 +173,10 @@ export async function bumpRevocationEpoch(db: Db): Promise<bigint | null> {
  * network insert read from it, so concurrent sign-ins of one account queue on that one lock:
  * taking session-row locks in the eviction before it let two of them deadlock (measured: a few
  * per thousand under 8 at a time).
- */
-/** Live sessions per account: a sign-in past it ends the least recently used one. */
-export const MAX_SESSIONS = 100;
-
-/**
- * The statement is planned once per connection and its plan reused (a named statement): the
- * eviction's OFFSET is a literal, not a parameter. With a parameter, PostgreSQL's generic plan
- * guessed a tenth of the account's sessions evicted; on a large table, whose statistics put about
- * 28 sessions on an account, that guess cost more than a plan for the actual values, so it planned
+ * It is planned once per connection and its plan reused (a named statement), so the eviction's
+ * OFFSET is a literal, not a parameter. With a parameter, PostgreSQL's generic plan guessed a
+ * tenth of the account's sessions evicted; on a large table, whose statistics put about 28
+ * sessions on an account, that guess cost more than a plan for the actual values, so it planned
  * the statement again on every sign-in (0.7-0.9 ms of PostgreSQL CPU at a million accounts: the
  * whole of a login's growth from the small data set to the large one, bench:scale).
  */
