@@ -8,6 +8,7 @@ import { DateTimeResolver, EmailAddressResolver, JSONObjectResolver } from 'grap
 import type PrismaTypes from '../../generated/pothos-prisma-types.js';
 import { getDatamodel } from '../../generated/pothos-prisma-types.js';
 import { unauthenticated } from '../../domain/errors.js';
+import { isoString } from '../../infra/instant.js';
 import type { GraphQLContext } from './context.js';
 
 export const builder = new SchemaBuilder<{
@@ -39,13 +40,14 @@ export const builder = new SchemaBuilder<{
 
 // graphql-scalars' DateTime, serializing a valid Date straight to its ISO string: the same bytes
 // in the response (a Date's JSON is that string), without JSON.stringify calling toJSON on every
-// date of a list (measured: a tenth of GET /api/sessions' CPU went to serializing dates).
+// date of a list (measured: a tenth of GET /api/sessions' CPU went to serializing dates), and
+// by arithmetic rather than toISOString (instant.ts: a fifth of the cost per date).
 const dateTime = DateTimeResolver.toConfig();
 builder.addScalarType(
   'DateTime',
   new GraphQLScalarType({
     ...dateTime,
-    serialize: (value: unknown) => (value instanceof Date && !Number.isNaN(value.getTime()) ? value.toISOString() : dateTime.serialize!(value)),
+    serialize: (value: unknown) => (value instanceof Date && !Number.isNaN(value.getTime()) ? isoString(value) : dateTime.serialize!(value)),
   }),
 );
 builder.addScalarType('EmailAddress', EmailAddressResolver);

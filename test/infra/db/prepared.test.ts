@@ -66,3 +66,28 @@ test('an idle connection outlives a lull: same backend, its statements still pre
     await db.close();
   }
 });
+
+test('instants read back as the same Date: fractions, timestamp columns, and a session in another TimeZone', async () => {
+  const db = await open(true);
+  try {
+    const read = () =>
+      db.sql<{ micro: Date; whole: Date; plain: Date; bc: Date }>(
+        `SELECT '2026-11-28 03:10:54.123456+00'::timestamptz AS micro, '2024-02-29 23:59:59+00'::timestamptz AS whole,
+                '2026-11-28 03:10:54.5'::timestamp AS plain, '0044-03-15 12:00:00+00 BC'::timestamptz AS bc`,
+        [],
+      );
+    const expect = (rows: Awaited<ReturnType<typeof read>>) => {
+      assert.equal(rows[0]!.micro.toISOString(), '2026-11-28T03:10:54.123Z');
+      assert.equal(rows[0]!.whole.toISOString(), '2024-02-29T23:59:59.000Z');
+      assert.equal(rows[0]!.plain.toISOString(), '2026-11-28T03:10:54.500Z');
+      assert.equal(rows[0]!.bc.getUTCFullYear(), -43);
+    };
+    expect(await read());
+    // One connection (poolSize 1): the general parser takes the zone PostgreSQL prints.
+    await db.sql(`SELECT set_config('TimeZone', 'Asia/Kolkata', false)`, []);
+    const rows = await read();
+    expect(rows);
+  } finally {
+    await db.close();
+  }
+});
