@@ -347,6 +347,13 @@ export async function spawnNode(script: string, env: Record<string, string>, rea
 /** What `npm start` sets (package.json), unless the environment says otherwise. */
 export const SERVER_MALLOC_ARENA_MAX = process.env.MALLOC_ARENA_MAX ?? '2';
 
+/**
+ * One key for every server of a run: they share the run's database (a suite's instances behind
+ * HAProxy, and the suites one after another), and the first start seals the OAuth signing keys
+ * under it; a server with another key would log them unusable, as a misconfigured instance does.
+ */
+const SERVER_ENCRYPTION_KEY = process.env.ENCRYPTION_KEY ?? randomBytes(32).toString('base64');
+
 /** The real server, on real PostgreSQL/Redis when BENCH_DATABASE_URL/BENCH_REDIS_URL are set. */
 export async function startServer(env: Record<string, string> = {}): Promise<Proc & { dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tunnel-svc-bench-'));
@@ -355,8 +362,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Pro
   const base: Record<string, string> = {
     DATA_DIR: dataDir,
     MALLOC_ARENA_MAX: SERVER_MALLOC_ARENA_MAX,
-    // Production requires a key for the secrets at rest; a throwaway one per benchmark server.
-    ENCRYPTION_KEY: process.env.ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
+    // Production requires a key for the secrets at rest: a throwaway one per benchmark run.
+    ENCRYPTION_KEY: SERVER_ENCRYPTION_KEY,
   };
   if (process.env.BENCH_DATABASE_URL) base.DATABASE_URL = process.env.BENCH_DATABASE_URL;
   if (process.env.BENCH_REDIS_URL) base.REDIS_URL = process.env.BENCH_REDIS_URL;
