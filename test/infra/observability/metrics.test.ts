@@ -43,6 +43,8 @@ test('/metrics carries default process metrics and durations by route pattern, n
   const text = (await f.s.request('/metrics')).text;
   assert.match(text, /^process_cpu_user_seconds_total /m);
   assert.match(text, /^nodejs_eventloop_lag_seconds /m);
+  // The delay histogram (sampled every 100 ms: metrics.ts) is exported with its percentiles.
+  assert.match(text, /^nodejs_eventloop_lag_p99_seconds /m);
   assert.match(text, /http_request_duration_seconds_bucket\{[^}]*route="\/status"[^}]*status="200"/);
   assert.match(text, /http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\}/);
   for (const raw of ['raw-query-value', 'no-such-zone-path-x1', 'raw-id-value-x2', 'status-test.localhost']) {
