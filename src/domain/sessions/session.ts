@@ -6,9 +6,9 @@
 // unreachable) bumps the revocation epoch instead (revocation-epoch.ts), and a cached entry of an
 // older epoch is not trusted. Sliding 30-day lifetime within an absolute 90 days; last_seen_at is
 // written at most once a minute.
-import { v7 as timeOrderedUuid } from 'uuid';
 import { orFallback, type Cache } from '../../infra/cache/cache.js';
 import { generateTimeOrderedToken, isWellFormedTimeOrderedToken, timeOrderedTokenKey } from '../../infra/crypto/tokens.js';
+import { timeOrderedUuid } from '../../infra/crypto/random.js';
 import type { Db, Sql, Tx } from '../store.js';
 import { deleteSessions, readSessionRow, selectAccountSessions, touchSessionRow, type SessionRef, type SessionRow } from './store.js';
 import { revocationEpoch } from './revocation-epoch.js';

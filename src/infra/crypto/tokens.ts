@@ -2,10 +2,11 @@
 // base32 on the wire, only the SHA-256 stored (a session token also carries its creation second,
 // kept in its key). Lookups hash the presented value.
 import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { randomView } from './random.js';
 
 export function generateToken(bytes = 20): string {
-  return encodeBase32LowerCaseNoPadding(randomBytes(bytes));
+  return encodeBase32LowerCaseNoPadding(randomView(bytes));
 }
 
 /** Hex SHA-256 of the token's UTF-8 bytes (node's native hash: a third of the pure-JS one's time). */
