@@ -24,17 +24,21 @@ export async function login(
   const network = networkOf(client.ip) ?? '';
   const account = hasNul(emailKey) ? null : await findLoginAccount(deps.sql, emailKey, network);
   const subject = { emailKey, passwordHash: account?.passwordHash ?? null, knownNetwork: account?.knownNetwork === true };
-  const rehash = await checkSignInPassword(deps, account?.id ?? null, subject, input.password, client, wrongCredentials);
+  const checked = await checkSignInPassword(deps, account?.id ?? null, subject, input.password, client, wrongCredentials);
+  const { rehash } = checked.value;
   if (!account) throw wrongCredentials(); // not reached: without a hash checkPassword throws
   if (account.twoStep) {
+    await checked.settle();
     if (rehash) await setPasswordHash(deps.db, account.id, rehash);
     return createMfaChallenge(deps, { accountId: account.id, method: 'password' });
   }
+  // The limits are settled with the sign-in's own cache writes, after its commit.
   return issueSignIn(
     deps,
     account,
     client,
     { method: 'password', secondStep: false },
     rehash ? (tx) => setPasswordHash(tx, account.id, rehash) : undefined,
+    checked.settle,
   );
 }

@@ -37,22 +37,34 @@ export const ipSubject = (ip: string) => networkOf(ip) ?? ip;
 /** Who a limited attempt is about: the account's key and whether the client's network is its own. */
 export type AttemptSubject = Pick<PasswordSubject, 'emailKey' | 'knownNetwork'>;
 
+/** A success under the sign-in limits whose settlement is still to be sent (attemptUnderSignInLimits). */
+export interface LimitedSuccess<T> {
+  value: T;
+  /**
+   * Clears the budget the attempt was counted against and takes its count back from the ceiling
+   * and the network, in one round trip. Never rejects: while the cache fails, the in-process
+   * counters are settled instead (limits/rate-limit.ts).
+   */
+  settle: () => Promise<void>;
+}
+
 /**
  * Runs one attempt (a password, a second step's code) under the sign-in limits. The attempt is
  * counted against all three before it runs (its budget, the account ceiling, the client network),
  * so parallel attempts queue on the counters and none can overtake a limit, and it runs only when
  * all three still allow it. null from it is a failure: `wrong()` is thrown and the counts stand. A
- * value is a success: it clears the budget it was counted against and takes back its count from
- * the ceiling and the network, which count failures (an office behind one address signing in all
- * day never exhausts them).
+ * value is a success, handed back with its settlement (LimitedSuccess.settle): the ceiling and the
+ * network count failures, so an office behind one address signing in all day never exhausts
+ * them. A sign-in sends the settlement in the same tick as its own cache writes after its commit
+ * (sessions/sign-in.ts), so that both come back in one read.
  */
-export async function underSignInLimits<T>(
+export async function attemptUnderSignInLimits<T>(
   deps: { cache: Cache },
   subject: AttemptSubject,
   client: ClientInfo,
   attempt: () => Promise<T | null>,
   wrong: () => AppError,
-): Promise<T> {
+): Promise<LimitedSuccess<T>> {
   const network = ipSubject(client.ip);
   const [accountLimit, accountSubject]: [Limit, string] = subject.knownNetwork
     ? [LIMITS.loginPerKnownNetwork, `${subject.emailKey}|${network}`]
@@ -66,8 +78,43 @@ export async function underSignInLimits<T>(
   if (refused.length > 0) throw rateLimited(Math.max(...refused.map((c) => c.retryAfterSeconds)));
   const result = await attempt();
   if (result === null) throw wrong();
-  await settleAll(deps.cache, [perIp, ceiling], [budget]);
-  return result;
+  let settled: Promise<void> | null = null;
+  return { value: result, settle: () => (settled ??= settleAll(deps.cache, [perIp, ceiling], [budget])) };
+}
+
+/** attemptUnderSignInLimits with the success settled before it returns. */
+export async function underSignInLimits<T>(
+  deps: { cache: Cache },
+  subject: AttemptSubject,
+  client: ClientInfo,
+  attempt: () => Promise<T | null>,
+  wrong: () => AppError,
+): Promise<T> {
+  const { value, settle } = await attemptUnderSignInLimits(deps, subject, client, attempt, wrong);
+  await settle();
+  return value;
+}
+
+/** The password verified under the sign-in limits; a new hash when the stored one used outdated parameters. */
+function verifyUnderLimits(
+  deps: { cache: Cache },
+  subject: PasswordSubject,
+  password: string,
+  client: ClientInfo,
+  wrong: () => AppError,
+): Promise<LimitedSuccess<{ rehash: string | null }>> {
+  return attemptUnderSignInLimits(
+    deps,
+    subject,
+    client,
+    async () => {
+      const check = subject.passwordHash
+        ? await verifyPassword(subject.passwordHash, password)
+        : (await burnPasswordHash(password), { valid: false, rehash: null });
+      return check.valid ? { rehash: check.rehash } : null;
+    },
+    wrong,
+  );
 }
 
 /**
@@ -82,26 +129,18 @@ export async function checkPassword(
   client: ClientInfo,
   wrong: () => AppError,
 ): Promise<string | null> {
-  const outcome = await underSignInLimits(
-    deps,
-    subject,
-    client,
-    async () => {
-      const check = subject.passwordHash
-        ? await verifyPassword(subject.passwordHash, password)
-        : (await burnPasswordHash(password), { valid: false, rehash: null });
-      return check.valid ? { rehash: check.rehash } : null;
-    },
-    wrong,
-  );
-  return outcome.rehash;
+  const { value, settle } = await verifyUnderLimits(deps, subject, password, client, wrong);
+  await settle();
+  return value.rehash;
 }
 
 /**
  * checkPassword for a sign-in (login, pending-link confirmation): a wrong password for an existing
  * account goes into its security activity, written after the reply, so that an existing account's
  * 401 takes no longer than an unknown address's (which writes nothing). A refused attempt (429)
- * is not written: it checked nothing, and a flood of them must not become a flood of rows.
+ * is not written: it checked nothing, and a flood of them must not become a flood of rows. The
+ * success comes back unsettled, for the sign-in to settle with its own writes (issueSignIn's
+ * `alongside`); the caller must settle it on every path.
  */
 export async function checkSignInPassword(
   deps: Pick<DomainDeps, 'cache' | 'db' | 'clock' | 'background' | 'webhookNotify'>,
@@ -110,9 +149,9 @@ export async function checkSignInPassword(
   password: string,
   client: ClientInfo,
   wrong: () => AppError,
-): Promise<string | null> {
+): Promise<LimitedSuccess<{ rehash: string | null }>> {
   try {
-    return await checkPassword(deps, subject, password, client, wrong);
+    return await verifyUnderLimits(deps, subject, password, client, wrong);
   } catch (err) {
     if (accountId && err instanceof AppError && err.code === 'UNAUTHENTICATED') {
       const failed = { accountId, type: 'sign_in_failed', client, at: deps.clock(), detail: { method: 'password' } } as const;

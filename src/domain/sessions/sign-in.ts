@@ -84,6 +84,12 @@ export async function issueSignIn(
   how: SignInHow,
   /** Work that must commit with the sign-in. */
   extra?: SignInExtra,
+  /**
+   * The caller's own cache writes (a password's settled limits, password-check.ts), sent in the
+   * same tick as the sign-in's so that their replies come back in one read; run whether or not
+   * the sign-in commits. Must not reject.
+   */
+  alongside?: () => Promise<void>,
 ): Promise<SignedIn> {
   const now = deps.clock();
   const ip = maskIp(client.ip);
@@ -107,11 +113,25 @@ export async function issueSignIn(
         : sealedAlert(deps, account.email, loginAlert(deps.mailContext, { at: now, ip, userAgent: client.userAgent })),
     eventUserAgent: session.userAgent.slice(0, USER_AGENT_MAX),
   };
-  const { newNetwork, evicted, sent, queued } = await writeSignIn(deps, values, extra);
+  let written: Awaited<ReturnType<typeof writeSignIn>>;
+  try {
+    written = await writeSignIn(deps, values, extra);
+  } catch (err) {
+    await alongside?.();
+    throw err;
+  }
+  const { newNetwork, evicted, sent, queued } = written;
   if (queued > 0) deps.webhookNotify();
-  if (evicted.length > 0) await tombstone(deps, evicted);
-  // The account view shows the last login (it listens: accounts/account-view.ts).
-  await deps.events.emit('account.signedIn', { accountId: account.id });
+  // After the commit, in one tick: the evicted sessions' tombstones, the account view's
+  // invalidation (it shows the last login; it listens: accounts/account-view.ts) and the caller's
+  // writes. Each sends its command before its first await, so the replies come back together:
+  // one wakeup of the event loop instead of one per command (a login's main-thread CPU is mostly
+  // such round trips).
+  await Promise.all([
+    evicted.length > 0 ? tombstone(deps, evicted) : undefined,
+    deps.events.emit('account.signedIn', { accountId: account.id }),
+    alongside?.(),
+  ]);
   if (newNetwork || sent) deps.mailNotify();
   return { token, sessionId: session.id, expiresAt: session.expiresAt, emailVerified: account.emailVerified };
 }

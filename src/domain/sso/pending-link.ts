@@ -60,7 +60,7 @@ export async function confirmLink(
   const link = await readPendingLinkToConfirm(deps.db, hashToken(input.token), client.ip);
   if (!link || link.usedAt || link.expiresAt <= deps.clock()) throw invalidLink();
   const { account } = link;
-  const rehash = await checkSignInPassword(
+  const checked = await checkSignInPassword(
     deps,
     account.id,
     { emailKey: normalizeEmail(account.email), passwordHash: account.passwordHash, knownNetwork: account.knownNetwork },
@@ -68,7 +68,9 @@ export async function confirmLink(
     client,
     wrongPassword,
   );
+  const { rehash } = checked.value;
   if (account.totpOn) {
+    await checked.settle();
     // Two-step on: the identity is bound once the second step passes too (identities/pending-link-binding.ts).
     if (rehash) await setPasswordHash(deps.db, account.id, rehash);
     return createMfaChallenge(deps, { accountId: account.id, method: link.provider as ProviderName, pendingLinkId: link.id });
@@ -78,7 +80,7 @@ export async function confirmLink(
       // The same binding as after a second step: single use, the identity, its event and notice.
       await bindPendingLink(deps, tx, change, link.id, account, client, deps.clock());
       if (rehash) await setPasswordHash(tx, account.id, rehash);
-    });
+    }, checked.settle);
   } catch (err) {
     // Linked meanwhile: to this or another account, or this account got another identity of it.
     if (isUniqueViolation(err)) throw conflict('This identity or provider has been linked meanwhile; nothing was changed.');
