@@ -125,8 +125,8 @@ export async function issueSignIn(
   // After the commit, in one tick: the evicted sessions' tombstones, the account view's
   // invalidation (it shows the last login; it listens: accounts/account-view.ts) and the caller's
   // writes. Each sends its command before its first await, so the replies come back together:
-  // one wakeup of the event loop instead of one per command (a login's main-thread CPU is mostly
-  // such round trips).
+  // one wakeup of the event loop instead of one per command (round trips are the largest part of
+  // a login's main-thread CPU: docs/performance.md).
   await Promise.all([
     evicted.length > 0 ? tombstone(deps, evicted) : undefined,
     deps.events.emit('account.signedIn', { accountId: account.id }),
