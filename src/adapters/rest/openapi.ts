@@ -60,6 +60,13 @@ const problem = (description: string, headers?: Json): Json => ({
   content: { 'application/problem+json': { schema: PROBLEM } },
 });
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds until a new attempt may succeed.', schema: { type: 'integer' } } };
+const WWW_AUTHENTICATE = {
+  'WWW-Authenticate': {
+    description:
+      'On a 401 for the credential (RFC 6750): `Bearer error="invalid_token"` when a bearer token was presented and is unknown, expired or revoked; `Bearer` when no credential came. Not sent when the 401 is about a password or code in the body.',
+    schema: { type: 'string' },
+  },
+};
 const SERVER_FAULT = problem('A fault of the server, or a dependency it needs is unavailable (503, UNAVAILABLE).');
 
 function ruleSchema(rule: VariableRule): Json {
@@ -173,7 +180,9 @@ function operationOfRoute(schema: GraphQLSchema, route: RestRoute, responseRef: 
     };
   }
   responses[String(route.status)] = success;
-  for (const [status, text] of errorsOf(route)) responses[String(status)] = problem(text, status === 429 ? RETRY_AFTER : undefined);
+  for (const [status, text] of errorsOf(route)) {
+    responses[String(status)] = problem(text, status === 429 ? RETRY_AFTER : status === 401 && !route.public ? WWW_AUTHENTICATE : undefined);
+  }
   responses['5XX'] = SERVER_FAULT;
   op.responses = responses;
   return op;
@@ -280,14 +289,31 @@ function otherHostPaths(zone: string): Record<string, Json> {
     '/status/subscribe/confirm': {
       servers: [{ url: `https://${zone}` }],
       get: {
-        operationId: 'confirmStatusSubscription',
-        summary: 'The double opt-in link (24 hours, once).',
+        operationId: 'showStatusSubscriptionConfirm',
+        summary: 'The double opt-in link (24 hours, once) in a browser: a page with a Confirm button (a GET changes nothing: mail scanners open links).',
         tags: ['Status'],
         security: [],
         parameters: [{ name: 'token', in: 'query', required: true, schema: { type: 'string' } }],
         responses: {
+          '200': { description: 'The page, its form carrying the token.', content: { 'text/html': { schema: { type: 'string' } } } },
+          '400': { description: 'Not a link token (a page).', content: { 'text/html': { schema: { type: 'string' } } } },
+        },
+      },
+      post: {
+        operationId: 'confirmStatusSubscription',
+        summary: "The page's Confirm button: confirms the subscription its token names. Origin the zone origin, or none.",
+        tags: ['Status'],
+        security: [],
+        parameters: [{ name: 'token', in: 'query', required: false, description: 'When the body carries none.', schema: { type: 'string' } }],
+        requestBody: {
+          required: false,
+          content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { token: { type: 'string' } } } } },
+        },
+        responses: {
           '200': { description: 'Subscribed (a page).', content: { 'text/html': { schema: { type: 'string' } } } },
           '400': { description: 'Unknown, used or expired link (a page).', content: { 'text/html': { schema: { type: 'string' } } } },
+          '403': problem('An Origin other than the zone origin (a cross-site form).'),
+          '413': problem('The body is over 8 KiB.'),
         },
       },
     },

@@ -57,7 +57,10 @@ export async function subscribe(deps: SubscriptionDeps, rawEmail: unknown, clien
   if (queued) deps.mailNotify();
 }
 
-/** GET /status/subscribe/confirm?token=…: true once; false for an unknown, used or expired link. */
+/**
+ * POST /status/subscribe/confirm (the button of the page the link opens; opening it confirms
+ * nothing): true once; false for an unknown, used or expired link.
+ */
 export async function confirmSubscription(deps: Pick<SubscriptionDeps, 'db' | 'clock'>, token: unknown): Promise<boolean> {
   if (!isWellFormedToken(token)) return false;
   return confirmSubscriber(deps.db, hashToken(token), deps.clock());

@@ -86,7 +86,7 @@ test("every REST row of API.md's sections is in the document, with a summary and
     ids.add(op.operationId);
     for (const [status, answer] of Object.entries(op.responses as Json)) {
       // Pages answer pages (the status page, the provider callback, the subscription links); the API answers problem+json.
-      const pages = ['GET /status', 'GET /auth/oauth/{provider}/callback', 'GET /status/subscribe/confirm'];
+      const pages = ['GET /status', 'GET /auth/oauth/{provider}/callback', 'GET /status/subscribe/confirm', 'POST /status/subscribe/confirm'];
       if (/^[45]/.test(status) && !pages.includes(key) && answer.content) {
         assert.deepEqual(Object.keys(answer.content), ['application/problem+json'], `${key} ${status} is problem+json`);
       }
@@ -123,7 +123,7 @@ test('every path the server registers on the API host is in the document, and no
   // /healthz never reaches Fastify (server.ts answers it raw on every host).
   // The card paths and /status are raw handlers of the tunnel hosts and ZONE, with servers of their own.
   const expectedExtra = new Set(['GET /healthz', 'GET /.well-known/mcp/server-card.json', 'GET /.well-known/mcp-server-card.json', 'GET /status', 'GET /status/incidents', 'GET /status/feed.atom', 'GET /api/v2/summary.json',
-    'POST /status/subscribe', 'GET /status/subscribe/confirm', 'GET /status/unsubscribe', 'POST /status/unsubscribe']);
+    'POST /status/subscribe', 'GET /status/subscribe/confirm', 'POST /status/subscribe/confirm', 'GET /status/unsubscribe', 'POST /status/unsubscribe']);
   assert.deepEqual([...served].filter((r) => !documented.has(r)), [], 'served but not documented');
   assert.deepEqual([...documented].filter((r) => !served.has(r) && !expectedExtra.has(r)), [], 'documented but not served');
 });

@@ -1,4 +1,5 @@
-// Status subscriptions (API.md section 17): double opt-in, notices for incidents, updates and
+// Status subscriptions (API.md section 17): double opt-in (the link opens a page whose button
+// confirms: a GET, as mail scanners send, changes nothing), notices for incidents, updates and
 // maintenance with RFC 8058 one-click unsubscribe, the same answer whoever is subscribed, limits
 // per network and per address, and the zone host's exceptions to the JSON-only and Origin rules.
 import assert from 'node:assert/strict';
@@ -25,16 +26,37 @@ function header(mail: ReceivedMail, name: string): string | undefined {
   return new RegExp(`^${name}: (.*)$`, 'im').exec(head)?.[1]?.trim();
 }
 
+/** What the confirmation page's button sends: its form's token, from the zone origin (or `origin`). */
+function pressConfirm(token: string, origin: string | null = zoneOrigin(f.s.deps.config)) {
+  return f.zone('/status/subscribe/confirm', {
+    method: 'POST',
+    body: `token=${encodeURIComponent(token)}`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(origin === null ? {} : { origin }) },
+  });
+}
+
+/** Opens the link as a browser does, then presses the page's button. */
+async function confirmByPage(linkToken: string) {
+  const shown = await f.zone(`/status/subscribe/confirm?token=${linkToken}`);
+  assert.equal(shown.status, 200, shown.text);
+  const formToken = /<input type="hidden" name="token" value="([a-z2-7]{32})">/.exec(shown.text)?.[1];
+  assert.ok(formToken, shown.text);
+  return pressConfirm(formToken);
+}
+
+const isConfirmed = async (email: string) =>
+  (await f.s.deps.db.statusSubscriber.findFirstOrThrow({ where: { emailNormalized: email.toLowerCase() } })).confirmedAt !== null;
+
 async function confirmedSubscriber(): Promise<string> {
   const email = uniqueEmail('status');
   assert.equal((await subscribeJson(email)).status, 202);
   const mail = await f.s.smtp.waitFor(email, 'status-subscribe-confirm');
-  const confirmed = await f.zone(`/status/subscribe/confirm?token=${mail.token}`);
+  const confirmed = await confirmByPage(mail.token!);
   assert.equal(confirmed.status, 200, confirmed.text);
   return email;
 }
 
-test('double opt-in: 202, a confirmation link on the zone host; notices only once confirmed; the link works once', async () => {
+test('double opt-in: 202, a link whose page confirms by its button only (a GET or HEAD confirms nothing, a cross-site POST neither); notices once confirmed; once', async () => {
   const email = uniqueEmail('status');
   const r = await subscribeJson(email);
   assert.equal(r.status, 202);
@@ -46,16 +68,43 @@ test('double opt-in: 202, a confirmation link on the zone host; notices only onc
   await new Promise((r) => setTimeout(r, 600));
   assert.equal(f.s.smtp.to(email, 'status-incident').length, 0);
 
-  // A link checker's HEAD confirms nothing.
-  assert.equal((await f.zone(`/status/subscribe/confirm?token=${mail.token}`, { method: 'HEAD' })).status, 405);
+  // Opening the link (a mail scanner's GET, a link checker's HEAD) shows a button and confirms nothing.
   const page = await f.zone(`/status/subscribe/confirm?token=${mail.token}`);
   assert.equal(page.status, 200);
-  assert.match(page.text, /You are subscribed/);
-  assert.equal(page.headers['referrer-policy'], 'no-referrer');
+  assert.match(page.text, /Confirm your subscription/);
+  assert.match(
+    page.text,
+    new RegExp(`<form method="post" action="/status/subscribe/confirm"><input type="hidden" name="token" value="${mail.token}"><button type="submit">Confirm the subscription</button></form>`),
+  );
+  assert.doesNotMatch(page.text, /<script|<link|src=/, 'no script, no external asset');
   assert.equal(page.headers['cache-control'], 'no-store');
-  const again = await f.zone(`/status/subscribe/confirm?token=${mail.token}`);
+  // The page's origin, never its path (and so never the token), is its referrer; with no-referrer
+  // the browser would send the button's POST with `Origin: null`.
+  assert.equal(page.headers['referrer-policy'], 'strict-origin');
+  assert.match(String(page.headers['content-security-policy']), /^default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'$/);
+  assert.equal(page.headers['x-frame-options'], 'DENY');
+  assert.equal((await f.zone(`/status/subscribe/confirm?token=${mail.token}`)).status, 200, 'opened again: still the button');
+  assert.equal((await f.zone(`/status/subscribe/confirm?token=${mail.token}`, { method: 'HEAD' })).status, 200);
+  assert.equal(await isConfirmed(email), false, 'a GET confirms nothing');
+  await operator('/internal/status/incidents', INCIDENT);
+  await new Promise((r) => setTimeout(r, 600));
+  assert.equal(f.s.smtp.to(email, 'status-incident').length, 0);
+
+  // The button's POST: refused from another site (or an opaque origin), taken from the zone origin.
+  assertProblem(await pressConfirm(mail.token!, 'https://evil.example'), 403, 'FORBIDDEN');
+  assertProblem(await pressConfirm(mail.token!, 'null'), 403, 'FORBIDDEN');
+  assert.equal(await isConfirmed(email), false, 'a cross-site POST confirms nothing');
+  const confirmed = await pressConfirm(mail.token!);
+  assert.equal(confirmed.status, 200, confirmed.text);
+  assert.match(confirmed.text, /You are subscribed/);
+  assert.equal(confirmed.headers['referrer-policy'], 'no-referrer');
+  assert.equal(await isConfirmed(email), true);
+  const again = await pressConfirm(mail.token!);
   assert.equal(again.status, 400);
-  assert.equal((await f.zone('/status/subscribe/confirm?token=nope')).status, 400);
+  assert.match(again.text, /This link does not work/);
+  assert.equal((await pressConfirm('a'.repeat(32))).status, 400, 'an unknown token');
+  assert.equal((await f.zone('/status/subscribe/confirm?token=nope')).status, 400, 'not a token: no button');
+  assert.equal((await f.zone('/status/subscribe/confirm', { method: 'PUT' })).status, 405);
   // The token never rests readable in the outbox or the subscriber row.
   const row = await f.s.deps.db.statusSubscriber.findFirstOrThrow({ where: { emailNormalized: email.toLowerCase() } });
   assert.ok(row.confirmedAt);
@@ -113,7 +162,7 @@ test('the same answer whoever is subscribed; a confirmed address gets no new lin
   await subscribeJson(late);
   const mail = await f.s.smtp.waitFor(late, 'status-subscribe-confirm');
   f.s.clock.advance(DAY_MS + 1000);
-  assert.equal((await f.zone(`/status/subscribe/confirm?token=${mail.token}`)).status, 400, 'expired');
+  assert.equal((await confirmByPage(mail.token!)).status, 400, 'expired');
   // The hourly purge removes what was never confirmed, once its link has expired.
   const { purgeExpired } = await import('../../../src/domain/retention/retention.js');
   const purged = await purgeExpired(f.s.deps);
@@ -122,6 +171,14 @@ test('the same answer whoever is subscribed; a confirmed address gets no new lin
   assert.equal(await f.s.deps.db.statusSubscriber.count({ where: { emailNormalized: email.toLowerCase() } }), 1, 'a confirmed one stays');
   assertProblem(await subscribeJson('not an address'), 400, 'BAD_REQUEST');
   assertProblem(await subscribeJson(42), 400, 'BAD_REQUEST');
+
+  // A client without the page (no Origin, the link's own query) confirms with a POST too.
+  const direct = uniqueEmail('status');
+  await subscribeJson(direct);
+  const link = (await f.s.smtp.waitFor(direct, 'status-subscribe-confirm')).links.find((l) => l.includes('/status/subscribe/confirm?token='))!;
+  const posted = await f.zone(link.slice(origin().length), { method: 'POST' });
+  assert.equal(posted.status, 200, posted.text);
+  assert.equal(await isConfirmed(direct), true);
 });
 
 test('limits: 10 a network an hour (429 with Retry-After, counted first); past 3 links a day an address gets no more, silently', async () => {

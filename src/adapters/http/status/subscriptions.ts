@@ -2,14 +2,20 @@
 // - POST /status/subscribe: JSON (section 3's rules: an Origin must be allowed) → 202 whatever the
 //   address; or the status page's own script-free form (form-encoded, Origin the zone origin) →
 //   a small HTML page. Limited per network (429).
-// - GET /status/subscribe/confirm?token=…: the double opt-in link (24 hours, once; HEAD is 405).
+// - GET /status/subscribe/confirm?token=…: the double opt-in link (24 hours, once). Opening it only
+//   shows a page with a Confirm button (mail scanners open links, and a GET never changes
+//   anything); the button POSTs the token in a form body to the same path, which confirms. That
+//   POST is refused from any other Origin than the zone's (no cross-site request changes state):
+//   the page sends its origin as referrer (`strict-origin`, so the browser sends the Origin header,
+//   which `no-referrer` would turn into `null`), never its path or token.
 // - GET /status/unsubscribe?token=…: a page with an Unsubscribe button (a GET never changes
 //   anything: mail scanners open links); POST to the same URL unsubscribes at once, from any
 //   Origin and without signing in (RFC 8058 one-click, `List-Unsubscribe=One-Click`).
-// Pages carry a token in their URL: no referrer leaves them, nothing caches them.
+// Pages carry a token in their URL: no path or token leaves them as a referrer, nothing caches them.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, badRequest, forbidden, internalError } from '../../../domain/errors.js';
 import type { ClientInfo } from '../../../domain/context.js';
+import { isWellFormedToken } from '../../../infra/crypto/tokens.js';
 import { escapeHtml } from '../../../infra/html/escape.js';
 import { rawHeader } from '../hosts.js';
 import { writeProblem } from '../problem.js';
@@ -40,7 +46,12 @@ const PAGE_STYLE =
   'main{max-width:32rem;margin:0 auto;padding:1.5rem 1rem}h1{font-size:1.375rem}' +
   'button{font:inherit;padding:.5rem 1rem;border-radius:.375rem;border:1px solid #1f2328;background:#1f2328;color:#fff;cursor:pointer}a{color:#0969da}';
 
-function page(res: ServerResponse, status: number, serviceName: string, title: string, paragraphs: string[], extra = ''): number {
+/**
+ * A small page. `referrer`: `no-referrer` unless the page holds a form whose POST must carry its
+ * Origin (a form navigation under `no-referrer` sends `Origin: null`); `strict-origin` still sends
+ * no path, so the token in the page's URL never leaves it.
+ */
+function page(res: ServerResponse, status: number, serviceName: string, title: string, paragraphs: string[], extra = '', referrer: 'no-referrer' | 'strict-origin' = 'no-referrer'): number {
   const body =
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
     `<title>${escapeHtml(title)} · ${escapeHtml(serviceName)} status</title><style>${PAGE_STYLE}</style></head><body><main>` +
@@ -50,7 +61,7 @@ function page(res: ServerResponse, status: number, serviceName: string, title: s
     'content-type': 'text/html; charset=utf-8',
     'content-length': String(Buffer.byteLength(body)),
     'cache-control': 'no-store',
-    'referrer-policy': 'no-referrer',
+    'referrer-policy': referrer,
     'content-security-policy': PAGE_CSP,
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',
@@ -134,6 +145,48 @@ async function subscribe(deps: SubscriptionDepsForZone, req: IncomingMessage, re
   ]);
 }
 
+const linkDoesNotWork = (res: ServerResponse, serviceName: string) =>
+  page(res, 400, serviceName, 'This link does not work', ['It is unknown, already used or more than 24 hours old. Ask again from the status page.']);
+
+/** GET /status/subscribe/confirm?token=…: the Confirm button (the token goes in the form's body). */
+function confirmPage(deps: SubscriptionDepsForZone, token: string | null, res: ServerResponse): number {
+  // Nothing is looked up: a link that is well formed gets the button, and the POST says whether it works.
+  if (!isWellFormedToken(token)) return linkDoesNotWork(res, deps.serviceName);
+  return page(
+    res,
+    200,
+    deps.serviceName,
+    'Confirm your subscription',
+    [
+      `Emails about incidents and planned maintenance on the ${deps.serviceName} status page will come to the address this link was sent to.`,
+      'If you did not ask for them, close this page: nothing is sent without the confirmation.',
+    ],
+    `<form method="post" action="${CONFIRM_PATH}"><input type="hidden" name="token" value="${escapeHtml(token)}"><button type="submit">Confirm the subscription</button></form>`,
+    'strict-origin',
+  );
+}
+
+/**
+ * POST /status/subscribe/confirm: the page's button. The token (form body, or the link's query
+ * for a client without the page) is the credential; the Origin must still be the zone's when
+ * present, like every state-changing request of the server (API.md section 3).
+ */
+async function confirm(deps: SubscriptionDepsForZone, req: IncomingMessage, res: ServerResponse): Promise<number> {
+  const origin = rawHeader(req, 'origin');
+  if (origin !== undefined && origin !== deps.zoneOrigin) return writeProblem(res, forbidden('Cross-site request refused: confirm from the page the link opens.'));
+  let text: string;
+  try {
+    text = await readBody(req);
+  } catch (err) {
+    if (err instanceof TooLarge) return writeProblem(res, new AppError('BAD_REQUEST', 'The body is too large.', { status: 413 }), { connection: 'close' });
+    throw err;
+  }
+  const token = (mediaType(req) === 'application/x-www-form-urlencoded' ? new URLSearchParams(text).get('token') : null) ?? tokenOf(req);
+  return (await deps.confirm(token))
+    ? page(res, 200, deps.serviceName, 'You are subscribed', ['Incident updates and planned maintenance will come to this address. Every email has a link to unsubscribe.'])
+    : linkDoesNotWork(res, deps.serviceName);
+}
+
 /**
  * Answers a subscription path (a promise of the status written), or returns null for any other
  * path so the zone handler goes on.
@@ -144,13 +197,10 @@ export function subscriptionHandler(deps: SubscriptionDepsForZone): (req: Incomi
     const readable = method === 'GET' || method === 'HEAD';
     if (path === SUBSCRIBE_PATH) return method === 'POST' ? subscribe(deps, req, res) : Promise.resolve(methodNotAllowed(res, 'POST'));
     if (path === CONFIRM_PATH) {
-      // Opening the link confirms; a HEAD (a link checker's) must not.
-      if (method !== 'GET') return Promise.resolve(methodNotAllowed(res, 'GET'));
-      return deps.confirm(tokenOf(req)).then((ok) =>
-        ok
-          ? page(res, 200, deps.serviceName, 'You are subscribed', ['Incident updates and planned maintenance will come to this address. Every email has a link to unsubscribe.'])
-          : page(res, 400, deps.serviceName, 'This link does not work', ['It is unknown, already used or more than 24 hours old. Ask again from the status page.']),
-      );
+      // Opening the link (GET, or a link checker's HEAD) shows the button and changes nothing.
+      if (readable) return Promise.resolve(confirmPage(deps, tokenOf(req), res));
+      if (method !== 'POST') return Promise.resolve(methodNotAllowed(res, 'GET, HEAD and POST'));
+      return confirm(deps, req, res);
     }
     // The unsubscribe link.
     const token = tokenOf(req);
