@@ -1,9 +1,11 @@
 /// <reference lib="dom" />
-// Recent authentication in the console (API.md section 7a). Adding a passkey, linking a provider
-// and new recovery codes need a session that proved a credential in the last minutes; when the
+// Recent authentication in the console (API.md sections 7a and 13a). Adding a passkey, linking a
+// provider, new recovery codes, service tokens, webhooks, approving a device and allowing an
+// application on a tunnel need a session that proved a credential in the last minutes; when the
 // server answers REAUTH_REQUIRED, a small dialog asks for one (password, a code, a passkey, or,
 // for an account with none of them, its provider), then the action runs again: a person never
-// meets a dead end. A provider's round trip leaves the page, so the action to resume is kept in
+// meets a dead end. The dialog says what the confirmation is for: the caller's reason, else one
+// read from the action to resume, else a general sentence. A provider's round trip leaves the page, so the action to resume is kept in
 // sessionStorage and taken up when the console comes back (main.ts).
 import { browserSupportsWebAuthn, startAuthentication, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
 import { ApiError, explain, gql } from './api.js';
@@ -13,7 +15,7 @@ import { providerLabel } from './app.js';
 import { busy, field, formValues, h, statusLine } from './dom.js';
 
 /** An action the console takes up again after a provider re-authentication. */
-export type Resume = { kind: 'add-passkey' } | { kind: 'link'; provider: string } | { kind: 'device'; userCode: string };
+export type Resume = { kind: 'add-passkey' } | { kind: 'link'; provider: string } | { kind: 'device'; userCode: string } | { kind: 'consent'; request: string };
 
 const RESUME_KEY = 'console:resume';
 
@@ -35,31 +37,47 @@ export class ReauthCancelled extends Error {
   }
 }
 
+/** What the dialog says the confirmation is for, when the caller does not say. */
+function reasonFor(resume: Resume | undefined): string {
+  switch (resume?.kind) {
+    case 'add-passkey':
+      return 'Adding a passkey needs a recent sign-in.';
+    case 'link':
+      return `Linking ${providerLabel(resume.provider)} to your account needs a recent sign-in.`;
+    case 'device':
+      return 'Approving a device needs a recent sign-in.';
+    case 'consent':
+      return 'Allowing an application to use your tunnel needs a recent sign-in.';
+    default:
+      return 'This change needs a recent sign-in.';
+  }
+}
 
 /**
  * Runs `action`; when the server wants a recent authentication, asks for it in the dialog and
- * runs the action once more. `resume` is what to take up after a provider round trip.
+ * runs the action once more. `resume` is what to take up after a provider round trip; `reason`
+ * (one sentence, "… needs a recent sign-in.") what the dialog says it is for.
  */
-export async function withRecentAuth<T>(action: () => Promise<T>, resume?: Resume): Promise<T> {
+export async function withRecentAuth<T>(action: () => Promise<T>, resume?: Resume, reason?: string): Promise<T> {
   try {
     return await action();
   } catch (err) {
     if (!(err instanceof ApiError) || err.code !== 'REAUTH_REQUIRED') throw err;
   }
-  await confirmIdentity(resume);
+  await confirmIdentity(resume, reason);
   return action();
 }
 
 /** Resolves once the session is recently authenticated, asking in the dialog when it is not. */
-export async function ensureRecentAuth(resume?: Resume): Promise<void> {
+export async function ensureRecentAuth(resume?: Resume, reason?: string): Promise<void> {
   // The server says null once the window has passed (this device's clock may be off: not compared).
   const { me } = await gql(graphql('query Recent { me { reauthenticatedUntil } }'));
   if (me?.reauthenticatedUntil) return;
-  await confirmIdentity(resume);
+  await confirmIdentity(resume, reason);
 }
 
 /** The dialog: resolves when the session re-authenticated, rejects with ReauthCancelled when closed. */
-export async function confirmIdentity(resume?: Resume): Promise<void> {
+export async function confirmIdentity(resume?: Resume, reason: string = reasonFor(resume)): Promise<void> {
   const { me } = await gql(graphql('query Proofs { me { hasPassword mfa { totp passkeys } linkedProviders { provider } } }'));
   if (!me) throw new ApiError('Your session has ended. Sign in again.', 'UNAUTHENTICATED');
   return new Promise<void>((resolve, reject) => {
@@ -154,7 +172,7 @@ export async function confirmIdentity(resume?: Resume): Promise<void> {
     });
     dialog.append(
       h('h2', { id: 'reauth-title' }, 'Confirm it’s you'),
-      h('p', { id: 'reauth-why' }, 'Adding a way to sign in or making new recovery codes needs a recent sign-in. Confirm it is you, and you can go on for the next few minutes.'),
+      h('p', { id: 'reauth-why' }, `${reason} Confirm it is you, and you can go on for the next few minutes.`),
       ...(parts.length ? parts : [h('p', { class: 'status error' }, 'This account has no way to confirm it here. Sign out and sign in again.')]),
       status,
       h('p', { class: 'links' }, cancel),
