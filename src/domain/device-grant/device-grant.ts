@@ -6,12 +6,15 @@
 // the account's other tokens.
 //
 // Guessing: every user-code attempt is counted per network before the code is looked at, and a
-// right one is taken back, so 10 wrong codes in 15 minutes stop that network. Polling: a poll
+// right one is taken back, so 10 wrong codes in 15 minutes stop that network; then, so that many
+// networks cannot add up to a guess, against the whole service (10 wrong codes a minute), while
+// the codes that can be live at once are bounded by a service-wide limit on device requests (20
+// a minute): limits.ts shows why any guess then succeeds with a chance below 10^-6. Polling: a poll
 // sooner than the interval answers slow_down and adds 5 s to it (RFC 8628 section 3.5), under the
 // row's lock, so concurrent polls cannot both pass.
 import { changeAccount } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
-import { AppError, conflict, notFound } from '../errors.js';
+import { AppError, conflict, notFound, rateLimited } from '../errors.js';
 import { consume, LIMITS, reserve, settleAll } from '../limits/rate-limit.js';
 import { maskIp, networkOf } from '../network.js';
 import { guardAddition } from '../sessions/recent-auth.js';
@@ -21,6 +24,7 @@ import { issueServiceToken, MAX_LIVE_TOKENS } from '../tokens/service-tokens.js'
 import { countLiveTokens } from '../tokens/store.js';
 import { generateToken, hashToken } from '../../infra/crypto/tokens.js';
 import { violates } from '../../infra/db/errors.js';
+import { DEVICE_REQUESTS_EVERYWHERE, DEVICE_WRONG_CODES_EVERYWHERE, EVERYWHERE } from './limits.js';
 import { OAuthError } from './oauth-error.js';
 import {
   decideDeviceRow,
@@ -32,7 +36,7 @@ import {
   releaseExpiredUserCode,
   type DeviceRow,
 } from './store.js';
-import { displayUserCode, generateUserCode, normaliseUserCode } from './user-code.js';
+import { displayUserCode, generateUserCode, normaliseUserCode, USER_CODE_ALPHABET, USER_CODE_LENGTH } from './user-code.js';
 
 type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'outbox' | 'webhookNotify' | 'policy'>;
 
@@ -76,6 +80,11 @@ export async function startDeviceAuthorization(deps: Pick<DomainDeps, 'cache' | 
   const network = networkOf(client.ip) ?? client.ip;
   const { allowed, retryAfterSeconds } = await consume(deps.cache, LIMITS.deviceRequestsPerNetwork, network);
   if (!allowed) throw new OAuthError('temporarily_unavailable', 'Too many sign-in requests from this network. Try again later.', retryAfterSeconds);
+  // Every code made live raises the chance of a guess: the live ones are bounded service-wide.
+  const everywhere = await consume(deps.cache, DEVICE_REQUESTS_EVERYWHERE, EVERYWHERE);
+  if (!everywhere.allowed) {
+    throw new OAuthError('temporarily_unavailable', 'Too many sign-in requests on this service right now. Try again in a minute.', everywhere.retryAfterSeconds);
+  }
   const now = deps.clock();
   const deviceCode = generateToken(32);
   for (let attempt = 0; ; attempt++) {
@@ -162,17 +171,43 @@ export interface DeviceRequestView {
 }
 
 /**
- * A user-code attempt: counted against the network's limit first (429 past it); an unknown,
- * expired, decided or malformed code is 404 and stays counted; a right one is taken back.
+ * A user-code attempt: counted against the network's limit, then against the service-wide one,
+ * before the code is looked at (429 past either); an unknown, expired, decided or malformed code
+ * is 404 and stays counted in both; a right one is taken back from both. An attempt the network's
+ * limit refuses is not counted service-wide (one network cannot spend everyone's budget), and one
+ * the service-wide limit refuses is taken back from its network (it was not looked at).
  */
 async function attempt<T>(deps: Pick<DomainDeps, 'cache'>, rawCode: unknown, client: ClientInfo, use: (userCodeHash: string) => Promise<T | null>): Promise<T> {
-  const network = networkOf(client.ip) ?? client.ip;
-  await reserve(deps.cache, LIMITS.deviceCodeGuesses, network, 'Too many wrong codes from this network. Try again later.');
+  const perNetwork = { limit: LIMITS.deviceCodeGuesses, subject: networkOf(client.ip) ?? client.ip };
+  const everywhere = { limit: DEVICE_WRONG_CODES_EVERYWHERE, subject: EVERYWHERE };
+  await reserve(deps.cache, perNetwork.limit, perNetwork.subject, 'Too many wrong codes from this network. Try again later.');
+  const all = await consume(deps.cache, everywhere.limit, everywhere.subject);
+  if (!all.allowed) {
+    await settleAll(deps.cache, [perNetwork], []);
+    throw rateLimited(
+      all.retryAfterSeconds,
+      `Too many wrong codes have been tried on this service in the last minute, so no code is checked for now. Try again in ${all.retryAfterSeconds} seconds.`,
+    );
+  }
   const code = normaliseUserCode(rawCode);
   const found = code === null ? null : await use(hashToken(code));
   if (found === null) throw notFound('No sign-in request has this code, or it has expired. Check the code your device shows.');
-  await settleAll(deps.cache, [{ limit: LIMITS.deviceCodeGuesses, subject: network }], []);
+  await settleAll(deps.cache, [perNetwork, everywhere], []);
   return found;
+}
+
+/**
+ * The bound that the service-wide limits give, as configured (limits.ts): at most `liveCodes` codes
+ * live at once and `wrongCodes` wrong codes tried during one code's life (a fixed window of a
+ * minute meets a 10-minute interval at most 11 times), so some wrong code is some live code with a
+ * chance of at most `chance`.
+ */
+export function guessingBound(): { liveCodes: number; wrongCodes: number; codeSpace: number; chance: number } {
+  const windowsPerLife = (windowMs: number) => Math.ceil((DEVICE_CODE_TTL_SECONDS * 1000) / windowMs) + 1;
+  const liveCodes = windowsPerLife(DEVICE_REQUESTS_EVERYWHERE.windowMs) * DEVICE_REQUESTS_EVERYWHERE.max;
+  const wrongCodes = windowsPerLife(DEVICE_WRONG_CODES_EVERYWHERE.windowMs) * DEVICE_WRONG_CODES_EVERYWHERE.max;
+  const codeSpace = USER_CODE_ALPHABET.length ** USER_CODE_LENGTH;
+  return { liveCodes, wrongCodes, codeSpace, chance: (liveCodes * wrongCodes) / codeSpace };
 }
 
 const view = (row: DeviceRow): DeviceRequestView => ({ clientId: row.clientId, scopes: row.scopes, requestedAt: row.createdAt, ip: maskIp(row.ip), userAgent: row.userAgent });

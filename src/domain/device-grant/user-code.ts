@@ -1,7 +1,8 @@
 // User codes of the device authorization grant (API.md section 12, RFC 8628 section 6.1): 8
 // letters from the RFC's 20-consonant alphabet (no vowels, so no words; no look-alikes), shown
-// XXXX-XXXX. 20^8 ≈ 2.6·10^10 codes, a 10-minute life and a per-network limit on wrong codes
-// make guessing a live one hopeless. Case, dashes and spaces are ignored on entry.
+// XXXX-XXXX. 20^8 ≈ 2.6·10^10 codes, a 10-minute life, and limits on wrong codes per network and
+// across all networks (with a bound on the codes live at once: limits.ts) make guessing a live one
+// hopeless. Case, dashes and spaces are ignored on entry.
 import { randomInt } from 'node:crypto';
 
 export const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';

@@ -5,7 +5,8 @@
 // named after the device, exactly once. Wrong user codes are limited per network.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { test } from 'node:test';
+import { after, before, test } from 'node:test';
+import { DEVICE_REQUESTS_EVERYWHERE, DEVICE_WRONG_CODES_EVERYWHERE } from '../../../src/domain/device-grant/limits.js';
 import { PASSWORD, fromIp, randomIp, signedIn, type SignedIn } from '../../support/accounts.js';
 import { needs } from '../../support/backends.js';
 import { gql, gqlCode } from '../../support/graphql.js';
@@ -14,6 +15,19 @@ import { startTestServer, useServer, type Server } from '../../support/server.js
 import type { Reply } from '../../support/http.js';
 
 const s = useServer(() => ({ env: { TRUST_PROXY: 'true' } }));
+
+// This file is one client asking for many codes and trying many wrong ones within a minute: the
+// service-wide bounds (device-code-ceiling.test.ts) are raised here so they do not hide the rules
+// tested (the per-network limits among them).
+const defaults = { wrong: DEVICE_WRONG_CODES_EVERYWHERE.max, requests: DEVICE_REQUESTS_EVERYWHERE.max };
+before(() => {
+  DEVICE_WRONG_CODES_EVERYWHERE.max = 1_000_000;
+  DEVICE_REQUESTS_EVERYWHERE.max = 1_000_000;
+});
+after(() => {
+  DEVICE_WRONG_CODES_EVERYWHERE.max = defaults.wrong;
+  DEVICE_REQUESTS_EVERYWHERE.max = defaults.requests;
+});
 const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const CLI_AGENT = 'tunnel-cli/1.4.0 (linux; x64)';
 const USER_CODE = /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/;
