@@ -5,6 +5,8 @@
 // recently authenticated session (section 7a); renaming, turning off and deleting do not. The
 // URL is checked at each of these and again at every delivery (no server-side request forgery).
 import { randomUUID } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import { changeAccount } from '../activity/account-change.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../activity/webhook-events.js';
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
@@ -13,6 +15,7 @@ import { isUuid } from '../ids.js';
 import { LIMITS, reserve } from '../limits/rate-limit.js';
 import { inTransaction } from '../store.js';
 import { requireRecentAuth } from '../sessions/recent-auth.js';
+import { classifyAddress } from '../../infra/net/public-address.js';
 import { checkedTarget, RefusedUrl } from '../../infra/net/public-fetch.js';
 import { generateWebhookSecret } from './signing.js';
 import {
@@ -48,18 +51,58 @@ export interface WebhookInput {
 
 const noSuchWebhook = () => notFound('No such webhook.');
 
-/** The URL's syntax, then its addresses (resolved now): https only and public, unless the operator allows private ones. */
+/** DNS's own answers that a name does not exist (or has no address), as node's resolver codes them. */
+const NO_SUCH_NAME = new Set(['ENOTFOUND', 'ENODATA', 'ENONAME']);
+
+/**
+ * The URL's syntax, then its addresses (resolved now): https only and public, unless the operator
+ * allows private ones. The rule is checkedTarget's (infra/net/public-fetch.ts), unchanged; what it
+ * resolved is kept here only to say which refusal it is, since the two that come from DNS need
+ * different fixes: a host that cannot be found (a typo, a record not yet published, or DNS that
+ * failed just now), and a host that resolves to an address webhooks never go to.
+ */
 export async function checkWebhookUrl(deps: Pick<DomainDeps, 'policy'>, raw: unknown): Promise<string> {
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > URL_MAX) throw badRequest(`url: an https URL of at most ${URL_MAX} characters.`);
   const allowPrivate = deps.policy.webhookAllowPrivate;
+  const seen: { answers: { address: string }[]; dnsError: string | null } = { answers: [], dnsError: null };
+  // The system resolver, as checkedTarget's own default, observed.
+  const resolve = async (hostname: string) => {
+    try {
+      const answers = await lookup(hostname, { all: true, verbatim: true });
+      seen.answers = answers;
+      return answers;
+    } catch (err) {
+      seen.dnsError = (err as NodeJS.ErrnoException).code ?? 'error';
+      throw err;
+    }
+  };
   try {
-    const { url } = await checkedTarget(raw, { allowPrivate, allowHttp: allowPrivate });
+    const { url } = await checkedTarget(raw, { allowPrivate, allowHttp: allowPrivate, resolve });
     if (url.hash) throw new RefusedUrl('scheme', 'The URL may not carry a fragment (#…).');
     return url.href;
   } catch (err) {
-    if (err instanceof RefusedUrl) throw badRequest(`url: ${err.message}`);
+    if (err instanceof RefusedUrl) throw badRequest(`url: ${refusalOf(err, raw, seen)}`);
     throw err;
   }
+}
+
+/** What to tell the account: a host not found and a private address are different problems. */
+function refusalOf(err: RefusedUrl, raw: string, seen: { answers: { address: string }[]; dnsError: string | null }): string {
+  if (err.reason !== 'resolution' && err.reason !== 'address') return err.message;
+  // checkedTarget parsed it before it resolved anything.
+  const hostname = new URL(raw).hostname;
+  const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
+  if (err.reason === 'resolution') {
+    return seen.dnsError === null || NO_SUCH_NAME.has(seen.dnsError)
+      ? `The host ${host} could not be found: DNS has no address for it. Check the spelling, or publish its record first.`
+      : `The host ${host} could not be found: its DNS lookup failed (${seen.dnsError}). Try again in a moment.`;
+  }
+  const literal = isIP(host) !== 0;
+  const verdict = (literal ? [host] : seen.answers.map((a) => a.address)).map(classifyAddress).find((v) => !v.public);
+  const range = verdict && !verdict.public ? ` (${verdict.range})` : '';
+  return literal
+    ? `${host} is a private address${range}; webhooks are only delivered to public addresses.`
+    : `The host ${host} resolves to a private address${range}; webhooks are only delivered to public addresses.`;
 }
 
 function parseEvents(raw: unknown): WebhookEventType[] {

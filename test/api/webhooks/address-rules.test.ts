@@ -1,9 +1,11 @@
 // No server-side request forgery through webhooks (API.md section 15): https only, and a host
-// whose every address is public, checked at creation and again at each delivery; the schedule
-// of retries is the operator's to change, and after its last attempt a delivery has failed.
+// whose every address is public, checked at creation and again at each delivery, with a refusal
+// that tells a host that cannot be found from one that resolves to a private address; the
+// schedule of retries is the operator's to change, and after its last attempt a delivery has failed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fromIp, randomIp, signedIn, type SignedIn } from '../../support/accounts.js';
+import { gql } from '../../support/graphql.js';
 import { assertProblem } from '../../support/problem.js';
 import { useServer } from '../../support/server.js';
 import { WebhookWorker } from '../../../src/domain/webhooks/delivery.js';
@@ -26,21 +28,21 @@ test('creation refuses http, credentials, and every private, loopback, link-loca
   const refused: [string, RegExp][] = [
     ['http://example.com/hook', /Only https/],
     ['https://user:pw@example.com/hook', /user name or password/],
-    ['https://10.0.0.1/hook', /non-public address \(private\)/],
-    ['https://172.16.5.4/hook', /non-public address \(private\)/],
-    ['https://192.168.1.1/hook', /non-public address \(private\)/],
-    ['https://127.0.0.1/hook', /non-public address \(loopback\)/],
-    ['https://localhost/hook', /non-public address \(loopback\)/],
-    ['https://169.254.169.254/latest/meta-data/', /non-public address \(linkLocal\)/],
-    ['https://100.64.0.1/hook', /non-public address \(carrierGradeNat\)/],
-    ['https://0.0.0.0/hook', /non-public address \(unspecified\)/],
-    ['https://[::1]/hook', /non-public address \(loopback\)/],
-    ['https://[fe80::1]/hook', /non-public address \(linkLocal\)/],
-    ['https://[fd00:ec2::254]/hook', /non-public address \(uniqueLocal\)/],
-    ['https://[::ffff:10.0.0.1]/hook', /non-public address \(private\)/],
-    ['https://[::ffff:a9fe:a9fe]/hook', /non-public address \(linkLocal\)/],
-    ['https://[64:ff9b::a00:1]/hook', /non-public address/],
-    ['https://[2002:a00:1::]/hook', /non-public address/],
+    ['https://10.0.0.1/hook', /private address \(private\)/],
+    ['https://172.16.5.4/hook', /private address \(private\)/],
+    ['https://192.168.1.1/hook', /private address \(private\)/],
+    ['https://127.0.0.1/hook', /private address \(loopback\)/],
+    ['https://localhost/hook', /private address \(loopback\)/],
+    ['https://169.254.169.254/latest/meta-data/', /private address \(linkLocal\)/],
+    ['https://100.64.0.1/hook', /private address \(carrierGradeNat\)/],
+    ['https://0.0.0.0/hook', /private address \(unspecified\)/],
+    ['https://[::1]/hook', /private address \(loopback\)/],
+    ['https://[fe80::1]/hook', /private address \(linkLocal\)/],
+    ['https://[fd00:ec2::254]/hook', /private address \(uniqueLocal\)/],
+    ['https://[::ffff:10.0.0.1]/hook', /private address \(private\)/],
+    ['https://[::ffff:a9fe:a9fe]/hook', /private address \(linkLocal\)/],
+    ['https://[64:ff9b::a00:1]/hook', /private address/],
+    ['https://[2002:a00:1::]/hook', /private address/],
   ];
   for (const [url, why] of refused) {
     const r = await s.request('/api/webhooks', { method: 'POST', bearer: a.token, body: { url, events: ['tunnel.created'] } });
@@ -48,6 +50,47 @@ test('creation refuses http, credentials, and every private, loopback, link-loca
     assert.match(r.json.detail, why, url);
   }
   assert.equal(await s.deps.db.webhook.count({ where: { accountId: a.id } }), 0);
+});
+
+test('a host that cannot be found and a private one are told apart, at creation and re-pointing, on REST and GraphQL', async () => {
+  const a = await account();
+  const notFound = (host: string) => new RegExp(`^url: The host ${host.replace(/\./g, '\\.')} could not be found: `);
+  const PRIVATE = /private address \((loopback|private)\); webhooks are only delivered to public addresses\.$/;
+  const cases: [string, RegExp][] = [
+    ['https://hooks.example.invalid/in', notFound('hooks.example.invalid')],
+    ['https://receiver.test/in', notFound('receiver.test')],
+    ['https://localhost/in', /^url: The host localhost resolves to a private address \(loopback\); webhooks are only delivered to public addresses\.$/],
+    ['https://127.0.0.1/in', /^url: 127\.0\.0\.1 is a private address \(loopback\); webhooks are only delivered to public addresses\.$/],
+    ['https://192.168.10.20/in', /^url: 192\.168\.10\.20 is a private address \(private\); webhooks are only delivered to public addresses\.$/],
+  ];
+  // An endpoint to re-point (written as the create flow would; the name is fictional).
+  const w = await s.deps.db.webhook.create({
+    data: { accountId: a.id, url: 'https://hooks.example.com/in', events: ['tunnel.created'], secret: s.deps.cipher.seal(`whsec_${Buffer.alloc(32, 5).toString('base64')}`) },
+  });
+  const details: string[] = [];
+  for (const [url, why] of cases) {
+    const created = await s.request('/api/webhooks', { method: 'POST', bearer: a.token, body: { url, events: ['tunnel.created'] } });
+    assertProblem(created, 400, 'BAD_REQUEST', `create ${url}`);
+    assert.match(created.json.detail, why, url);
+    const repointed = await s.request(`/api/webhooks/${w.id}`, { method: 'PATCH', bearer: a.token, body: { url } });
+    assertProblem(repointed, 400, 'BAD_REQUEST', `re-point to ${url}`);
+    assert.equal(repointed.json.detail, created.json.detail, url);
+    const viaCreate = await gql(s, 'mutation ($url: String!) { createWebhook(url: $url, events: ["tunnel.created"]) { secret } }', { url }, { bearer: a.token });
+    const viaUpdate = await gql(s, 'mutation ($id: ID!, $url: String!) { updateWebhook(id: $id, url: $url) { id } }', { id: w.id, url }, { bearer: a.token });
+    for (const r of [viaCreate, viaUpdate]) {
+      assert.equal(r.json.errors?.[0]?.extensions?.code, 'BAD_REQUEST', r.text);
+      assert.equal(r.json.errors[0].message, created.json.detail, url);
+    }
+    details.push(created.json.detail);
+  }
+  // Not found never reads as private, nor private as not found.
+  for (const d of details.slice(0, 2)) assert.doesNotMatch(d, /private/);
+  for (const d of details.slice(2)) {
+    assert.match(d, PRIVATE);
+    assert.doesNotMatch(d, /could not be found/);
+  }
+  assert.equal(await s.deps.db.webhook.count({ where: { accountId: a.id } }), 1, 'nothing created');
+  assert.equal((await s.deps.db.webhook.findUniqueOrThrow({ where: { id: w.id } })).url, 'https://hooks.example.com/in', 'nothing re-pointed');
 });
 
 test('a host that turned private after creation is refused at delivery, logged, and retried', async () => {
