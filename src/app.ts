@@ -15,6 +15,7 @@ import { registerJsonBody } from './adapters/http/json-body.js';
 import { registerGraphQLRoute } from './adapters/http/routes/graphql.js';
 import { registerHealthRoutes } from './adapters/http/routes/health.js';
 import { registerInternalTunnelRoutes } from './adapters/http/routes/internal-tunnels.js';
+import { registerInternalOAuthClientRoutes } from './adapters/http/routes/internal-oauth-clients.js';
 import { createMetricsServer, registerMetricsRoute } from './adapters/http/routes/metrics.js';
 import { registerOAuthRoutes } from './adapters/http/routes/oauth.js';
 import { registerOAuthServerRoutes } from './adapters/http/routes/oauth-server.js';
@@ -133,6 +134,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   registerOAuthRoutes(fastify, deps);
   registerOAuthServerRoutes(fastify, { ...deps, oauth });
   registerInternalTunnelRoutes(fastify, deps, config.internalApiToken);
+  registerInternalOAuthClientRoutes(fastify, deps, config.internalApiToken);
   registerInternalStatusRoutes(fastify, deps, config.internalApiToken);
   registerHealthRoutes(fastify, deps);
   registerMetricsRoute(fastify, deps);

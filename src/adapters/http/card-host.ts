@@ -9,7 +9,7 @@ import type { Resolution } from '../../domain/cards/lookup.js';
 import type { CardResolver } from '../../domain/cards/resolver.js';
 import { throttled } from '../../infra/observability/log-throttle.js';
 import type { Metrics } from '../../infra/observability/metrics.js';
-import { METHOD_NOT_ALLOWED, NOT_FOUND, PREFLIGHT, UNAVAILABLE } from './card-responses.js';
+import { METADATA_PREFLIGHT, METHOD_NOT_ALLOWED, NOT_FOUND, PREFLIGHT, UNAVAILABLE } from './card-responses.js';
 import { cardViews, etagMatches, renderDocument, type CardView } from './card-view.js';
 import { writeListed } from './problem.js';
 import { cardDocumentOf, type CardDocument, rawHeader } from './hosts.js';
@@ -71,7 +71,7 @@ export function createCardHandlers({ resolver, metrics, logger }: CardHostDeps):
     const method = req.method;
     const route = ROUTES[doc];
     if (method !== 'GET' && method !== 'HEAD') {
-      const status = writeListed(res, method === 'OPTIONS' ? PREFLIGHT : METHOD_NOT_ALLOWED);
+      const status = writeListed(res, method !== 'OPTIONS' ? METHOD_NOT_ALLOWED : doc === 'prm' ? METADATA_PREFLIGHT : PREFLIGHT);
       return observe(method, route, status, start);
     }
     const local = resolver.peek(host);

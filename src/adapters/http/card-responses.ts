@@ -33,3 +33,18 @@ export const PREFLIGHT = listed({
   },
   body: '',
 });
+
+/**
+ * The protected resource metadata's preflight (API.md section 13a): MCP clients in a browser send
+ * their protocol version and credentials headers with it.
+ */
+export const METADATA_PREFLIGHT = listed({
+  status: 204,
+  headers: {
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': 'GET, HEAD',
+    'access-control-allow-headers': 'Content-Type, Authorization, MCP-Protocol-Version',
+    'access-control-max-age': '600',
+  },
+  body: '',
+});

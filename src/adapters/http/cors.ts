@@ -16,7 +16,10 @@ const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
  * no ambient credential can be abused there. The consent API stays under /api (same-site rules).
  */
 export const isOAuthProtocolPath = (url: string | undefined): boolean =>
-  url !== undefined && url.startsWith('/oauth/') && !url.startsWith('/oauth/authorize');
+  url !== undefined && ((url.startsWith('/oauth/') && !url.startsWith('/oauth/authorize')) || url.startsWith('/.well-known/oauth-authorization-server'));
+
+/** What MCP clients send to the protocol endpoints and metadata documents (section 13a). */
+const PROTOCOL_HEADERS = 'Content-Type, Authorization, MCP-Protocol-Version';
 
 export function assertSameSiteWrite(req: FastifyRequest, config: Pick<Config, 'allowedOrigins'>, via: 'cookie' | 'bearer' | null): void {
   if (via === 'bearer' || !WRITE_METHODS.has(req.method) || isOAuthProtocolPath(req.url)) return;
@@ -46,7 +49,7 @@ export function registerCors(app: FastifyInstance, config: Pick<Config, 'allowed
   app.options('*', async (req, reply) => {
     if (req.headers.origin && isOAuthProtocolPath(req.url)) {
       reply.header('access-control-allow-methods', 'GET, POST, OPTIONS');
-      reply.header('access-control-allow-headers', 'Content-Type, Authorization');
+      reply.header('access-control-allow-headers', PROTOCOL_HEADERS);
       reply.header('access-control-max-age', '600');
     } else if (req.headers.origin && config.allowedOrigins.has(req.headers.origin)) {
       reply.header('access-control-allow-methods', 'GET, POST, PATCH, PUT, DELETE, OPTIONS');

@@ -5,22 +5,31 @@
 // the one the provider checks tokens against); a consumed model is answered with `consumed`, as
 // the provider needs to detect a code or refresh token used twice.
 //
+// Consuming is atomic: of two requests that present one authorization code or refresh token at
+// the same moment (on any instance), one consumes it; the other finds it consumed meanwhile, which
+// is reuse: the grant and everything it issued are revoked and the request answers invalid_grant
+// (API.md section 13a).
+//
 // A model's id is, for most kinds, the credential itself (an authorization code, a refresh token,
 // the provider's session cookie, an interaction's uid): those are stored only as their SHA-256,
 // and the payload's copy (`jti`) is left out and put back on reading, when the presented value is
 // known. Grants and clients keep their ids: a grant id is no credential (it rides in access tokens
 // and names grants in the console), a client id is public.
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import type { Adapter, AdapterPayload, errors as OidcErrors } from 'oidc-provider';
 import { hashToken } from '../../infra/crypto/tokens.js';
 import type { Db } from '../../domain/store.js';
+import type { Cipher } from '../../infra/crypto/cipher.js';
+import { OPERATOR_CLIENT_FLAG } from '../../domain/oauth/clients.js';
 import { UNUSED_CLIENT_TTL_MS } from '../../domain/oauth/registration.js';
-import { consumeModel, destroyGrantModels, destroyModel, findModel, findModelBy, upsertModel, type ModelRow } from '../../domain/oauth/store.js';
+import { consumeModel, deleteGrantAndModels, destroyGrantModels, destroyModel, findModel, findModelBy, grantIdOf, upsertModel, type ModelRow } from '../../domain/oauth/store.js';
 
 const PLAIN_IDS = new Set(['Grant', 'Client']);
+/** Credentials that work once: a second consumption is reuse. */
+const SINGLE_USE = new Set(['AuthorizationCode', 'RefreshToken']);
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
-export function modelAdapter(db: Db): (kind: string) => Adapter {
+export function modelAdapter(db: Db, errors: typeof OidcErrors, cipher: Cipher): (kind: string) => Adapter {
   return (kind) => {
     const plain = PLAIN_IDS.has(kind);
     /** The stored id: the credential's hash, or the id itself for grants and clients. */
@@ -33,6 +42,10 @@ export function modelAdapter(db: Db): (kind: string) => Adapter {
     /** The payload as the provider wrote it: its id back in `jti` when it was left out. */
     const read = (row: ModelRow | null, id: string | null): AdapterPayload | undefined => {
       if (row === null) return undefined;
+      // An operator-registered client's secret is stored sealed (domain/oauth/clients.ts).
+      if (kind === 'Client' && row.payload[OPERATOR_CLIENT_FLAG] === true && typeof row.payload.client_secret === 'string') {
+        return { ...row.payload, client_secret: cipher.open(row.payload.client_secret) } as AdapterPayload;
+      }
       return { ...row.payload, ...(id !== null && !plain && row.payload.jti === undefined ? { jti: id } : {}), ...(row.consumed ? { consumed: true } : {}) } as AdapterPayload;
     };
     return {
@@ -60,7 +73,11 @@ export function modelAdapter(db: Db): (kind: string) => Adapter {
         return read(await findModelBy(db, kind, { userCode }, new Date()), null);
       },
       async consume(id) {
-        await consumeModel(db, kind, keyOf(id), new Date());
+        const key = keyOf(id);
+        if ((await consumeModel(db, kind, key, new Date())) || !SINGLE_USE.has(kind)) return;
+        const grantId = await grantIdOf(db, kind, key);
+        if (grantId !== null) await deleteGrantAndModels(db, grantId);
+        throw new errors.InvalidGrant(`${kind === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`);
       },
       async destroy(id) {
         await destroyModel(db, kind, keyOf(id));

@@ -12,11 +12,14 @@ import type { Provider } from 'oidc-provider';
 import type { ClientInfo, Viewer } from '../../domain/context.js';
 import { forbidden, notFound, unavailable } from '../../domain/errors.js';
 import { recordConsent } from '../../domain/oauth/consent.js';
-import { allowedAccount, mayAccess, oauthResource } from '../../domain/oauth/resources.js';
-import { ensureSigningKeys, jwksOf } from '../../domain/oauth/signing-keys.js';
+import { accessRefusal, allowedAccount, mayAccess, oauthResource } from '../../domain/oauth/resources.js';
+import { findGrant, setGrantTunnel } from '../../domain/oauth/store.js';
+import { requireRecentAuth } from '../../domain/sessions/recent-auth.js';
+import { ensureSigningKeys, jwksOf, type SigningKey } from '../../domain/oauth/signing-keys.js';
+import { RefreshRotations } from './refresh-rotation.js';
 import { createLocalJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { MCP_SCOPE } from '../../domain/cards/card.js';
-import { cookieKeyOf, createOAuthProvider, loadOidcProvider, OAUTH_COOKIES, TTL, withLibraryNotices, type OAuthDeps } from './provider.js';
+import { bindingKey, cookieKeyOf, createOAuthProvider, loadOidcProvider, OAUTH_COOKIES, TTL, withLibraryNotices, type OAuthDeps } from './provider.js';
 
 /** What the consent page shows (GET /api/oauth/requests/<id>). */
 export interface ConsentRequest {
@@ -38,13 +41,13 @@ export type Introspection =
 const INACTIVE: Introspection = { active: false };
 
 const KEY_CHECK_MS = 3600_000;
-const bindingKey = (uid: string) => `oauth:req:${uid}`;
 
 /** The provider and the keys it signs with, together: a rotation replaces both. */
 interface Running {
   provider: Provider;
   kids: string;
   verifyKeys: JWTVerifyGetKey;
+  signing: SigningKey;
 }
 
 /** While the keys cannot be used (see start), every OAuth answer is this. */
@@ -53,6 +56,8 @@ const unavailableHere = () => unavailable('OAuth sign-in is unavailable on this 
 export class OAuthServer {
   private running: Running | null = null;
   private readonly timer: NodeJS.Timeout;
+  /** Refresh tokens presented twice at once (section 13a). */
+  readonly rotations: RefreshRotations;
 
   private constructor(
     private readonly deps: OAuthDeps,
@@ -60,6 +65,10 @@ export class OAuthServer {
   ) {
     this.timer = setInterval(() => void this.refreshKeys().catch((err: unknown) => deps.logger.error({ err: (err as Error).message }, 'oauth signing keys unusable')), KEY_CHECK_MS);
     this.timer.unref();
+    this.rotations = new RefreshRotations(deps, () => {
+      if (!this.running) throw unavailableHere();
+      return this.running.signing;
+    });
   }
 
   /**
@@ -81,7 +90,7 @@ export class OAuthServer {
     const kids = keys.published.map((k) => k.kid).join();
     if (kids === this.running?.kids) return;
     const provider = await withLibraryNotices(this.deps.logger, () => createOAuthProvider(this.oidc, this.deps, keys));
-    this.running = { provider, kids, verifyKeys: createLocalJWKSet(jwksOf(keys)) };
+    this.running = { provider, kids, verifyKeys: createLocalJWKSet(jwksOf(keys)), signing: keys.signing };
   }
 
   private get provider(): Provider {
@@ -104,10 +113,11 @@ export class OAuthServer {
     }
     const { sub, aud, client_id: clientId, scope, exp, grant_id: grantId } = payload;
     if (typeof sub !== 'string' || typeof aud !== 'string' || typeof clientId !== 'string' || typeof scope !== 'string' || typeof exp !== 'number' || typeof grantId !== 'string') return INACTIVE;
-    const grant = await this.provider.Grant.find(grantId);
+    const grant = await findGrant(this.deps.db, grantId, this.deps.clock());
     if (!grant || grant.accountId !== sub || grant.clientId !== clientId) return INACTIVE;
     const resource = await oauthResource(this.deps, aud);
-    if (!resource) return INACTIVE;
+    // The grant was given for that tunnel, not for whatever answers at its URL now (section 13a).
+    if (!resource || (grant.tunnelId !== null && grant.tunnelId !== resource.tunnel.id)) return INACTIVE;
     const account = await allowedAccount(this.deps, resource, sub);
     if (!account) return INACTIVE;
     return { active: true, sub, aud, client_id: clientId, scope, exp, email: account.email };
@@ -158,13 +168,20 @@ export class OAuthServer {
     };
   }
 
-  /** Approves: the client's redirect URI with the code (403 for someone not allowed on the tunnel). */
+  /**
+   * Approves: the client's redirect URI with the code. 403 for someone not allowed on the tunnel
+   * (an unverified address included), and REAUTH_REQUIRED for a session that has not proved a
+   * credential lately (section 13a); the request stays usable for the approve that follows.
+   */
   async approve(uid: string, viewer: Viewer, client: ClientInfo): Promise<string> {
     const { interaction, resource, clientId, client: oauthClient } = await this.pending(uid, viewer);
-    if (!(await mayAccess(this.deps, resource, viewer.accountId))) throw forbidden('Your account is not allowed on this tunnel. Ask its owner to add your address.');
+    const refusal = await accessRefusal(this.deps, resource, viewer.accountId);
+    if (refusal !== null) throw forbidden(refusal);
+    await requireRecentAuth(this.deps, viewer);
     const grant = new this.provider.Grant({ accountId: viewer.accountId, clientId });
     grant.addResourceScope(resource.resource, MCP_SCOPE);
     const grantId = await grant.save();
+    await setGrantTunnel(this.deps.db, grantId, resource.tunnel.id);
     interaction.result = { login: { accountId: viewer.accountId }, consent: { grantId } };
     await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
     const redirect = await this.resume(uid, interaction.returnTo);

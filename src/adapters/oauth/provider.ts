@@ -9,13 +9,18 @@ import type { Logger } from 'pino';
 import type { DomainDeps } from '../../domain/context.js';
 import { MCP_SCOPE } from '../../domain/cards/card.js';
 import { oauthResource } from '../../domain/oauth/resources.js';
-import { keepClient, touchGrant } from '../../domain/oauth/store.js';
+import { grantTunnelId, keepClient, touchGrant } from '../../domain/oauth/store.js';
+import { allowedAccount } from '../../domain/oauth/resources.js';
 import type { KeySet } from '../../domain/oauth/signing-keys.js';
 import type { Config } from '../../infra/config.js';
 import { modelAdapter } from './model-adapter.js';
 import { readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { rootCertificates } from 'node:tls';
 import { publicFetch } from '../../infra/net/public-fetch.js';
 import { escapeHtml } from '../../infra/html/escape.js';
+import { normalizeClientMetadata } from './client-metadata.js';
+import { OPERATOR_CLIENT_FLAG } from '../../domain/oauth/clients.js';
 
 export type OAuthDeps = DomainDeps & {
   config: Pick<Config, 'baseUrl' | 'appUrl' | 'zone' | 'secureCookies' | 'trustProxy' | 'oauthAllowPrivateClientUrls' | 'oauthClientUrlsCaFile'>;
@@ -25,31 +30,51 @@ export type OAuthDeps = DomainDeps & {
 const CLIENT_DOCUMENT_TIMEOUT_MS = 5000;
 const CLIENT_DOCUMENT_MAX_BYTES = 5 * 1024;
 
+type Fetched = Awaited<ReturnType<typeof publicFetch>>;
+
 /**
  * The provider's fetch (client ID metadata documents): src/infra/net/public-fetch.ts, so only
  * public addresses (unless OAUTH_ALLOW_PRIVATE_CLIENT_URLS), the checked address connected to,
  * no redirects, 5 s, the body read to one byte past the cap (the provider then refuses it).
+ * OAUTH_CLIENT_URLS_CA_FILE adds to the system's CAs (section 13a). One fetch per URL at a time:
+ * requests that need the same document meanwhile share its answer.
  */
 function clientDocumentFetch(config: OAuthDeps['config']): (url: URL | string, options: { method?: string; headers?: HeadersInit }) => Promise<Response> {
-  const ca = config.oauthClientUrlsCaFile ? readFileSync(config.oauthClientUrlsCaFile) : undefined;
-  return async (url, options) => {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    new Headers(options.headers).forEach((v, k) => {
-      if (v !== '') headers[k] = v;
-    });
-    const res = await publicFetch(String(url), {
-      method: options.method === 'POST' ? 'POST' : 'GET',
+  const ca = config.oauthClientUrlsCaFile ? [...rootCertificates, readFileSync(config.oauthClientUrlsCaFile, 'utf8')] : undefined;
+  const inFlight = new Map<string, Promise<Fetched>>();
+  const fetchOnce = (url: string, method: 'GET' | 'POST', headers: Record<string, string>): Promise<Fetched> => {
+    const key = `${method} ${url}`;
+    const running = inFlight.get(key);
+    if (running) return running;
+    const started = publicFetch(url, {
+      method,
       headers,
       timeoutMs: CLIENT_DOCUMENT_TIMEOUT_MS,
       maxBytes: CLIENT_DOCUMENT_MAX_BYTES + 1,
       allowPrivate: config.oauthAllowPrivateClientUrls,
       ...(ca ? { ca } : {}),
+    }).finally(() => inFlight.delete(key));
+    inFlight.set(key, started);
+    return started;
+  };
+  return async (url, options) => {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    new Headers(options.headers).forEach((v, k) => {
+      if (v !== '') headers[k] = v;
     });
+    const res = await fetchOnce(String(url), options.method === 'POST' ? 'POST' : 'GET', headers);
     const out = new Headers();
     for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
     return new Response(res.status === 204 || res.status === 304 ? null : new Uint8Array(res.body), { status: res.status, headers: out });
   };
 }
+
+/** Where /oauth/authorize leaves the console session that came with it (its id), for interactions.url. */
+export const AUTHORIZING_SESSION = Symbol('authorizing session');
+type AuthorizeRequest = IncomingMessage & { [AUTHORIZING_SESSION]?: string };
+
+/** The cache key binding a consent request to one console session. */
+export const bindingKey = (uid: string) => `oauth:req:${uid}`;
 
 /** Cookie names, fixed so the consent API can resume an interaction in process. */
 export const OAUTH_COOKIES = { interaction: 'oauth_interaction', resume: 'oauth_resume', session: 'oauth_session' } as const;
@@ -104,7 +129,7 @@ export function createOAuthProvider(oidc: OidcModule, deps: OAuthDeps, keys: Key
   const { Provider, errors } = oidc;
   const { config } = deps;
   const configuration: Configuration = {
-    adapter: modelAdapter(deps.db),
+    adapter: modelAdapter(deps.db, errors, deps.cipher),
     jwks: { keys: keys.published.map((k) => k.privateJwk) } as Configuration['jwks'],
     routes: {
       authorization: '/oauth/authorize',
@@ -137,14 +162,30 @@ export function createOAuthProvider(oidc: OidcModule, deps: OAuthDeps, keys: Key
         // getResourceServerInfo refuses with invalid_target (sent back to the client).
         defaultResource: async (_ctx, _client, oneOf) => oneOf ?? 'urn:tunnel-service:no-resource',
         useGrantedResource: async () => true,
-        getResourceServerInfo: async (_ctx, resource) => {
+        getResourceServerInfo: async (ctx, resource) => {
           const found = await oauthResource(deps, resource);
           if (!found) throw new errors.InvalidTarget('resource must be the /mcp URL of a tunnel that requires OAuth');
+          // Tokens from a grant: only for the tunnel it was given for, to someone still allowed on
+          // it (section 13a), so a refresh stops with the access, not an hour later.
+          const grant = ctx.oidc.entities.Grant;
+          if (grant?.jti) {
+            const tunnelId = await grantTunnelId(deps.db, grant.jti);
+            if (tunnelId !== null && tunnelId !== found.tunnel.id) throw new errors.InvalidGrant('the tunnel this grant was given for is gone');
+            if (!grant.accountId || !(await allowedAccount(deps, found, grant.accountId))) throw new errors.InvalidGrant('the account is no longer allowed on this tunnel');
+          }
           return { scope: MCP_SCOPE, audience: found.resource, accessTokenFormat: 'jwt', accessTokenTTL: TTL.AccessToken, jwt: { sign: { alg: 'ES256' } } };
         },
       },
     },
-    clientAuthMethods: ['none'],
+    // Public clients register themselves (`none`); operator-registered confidential clients
+    // (POST /internal/oauth/clients, section 13a) authenticate with their secret.
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
+    // What MCP clients send at registration or in their metadata documents, made into what this
+    // server registers (section 13a; RFC 7591 section 3.2.1 lets the server replace values).
+    extraClientMetadata: {
+      properties: [OPERATOR_CLIENT_FLAG],
+      validator: (ctx, _key, value, metadata) => normalizeClientMetadata(errors, ctx, value, metadata as unknown as Record<string, unknown>),
+    },
     pkce: { required: () => true },
     fetch: clientDocumentFetch(config) as Configuration['fetch'],
     fetchResponseBodyLimits: { 'client_id metadata document': CLIENT_DOCUMENT_MAX_BYTES },
@@ -158,7 +199,15 @@ export function createOAuthProvider(oidc: OidcModule, deps: OAuthDeps, keys: Key
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // The grant's id rides in the token: introspection checks the grant still stands.
     extraTokenClaims: async (_ctx, token) => ('grantId' in token && token.grantId ? { grant_id: token.grantId } : {}),
-    interactions: { url: async (_ctx, interaction) => `${config.appUrl}/oauth/consent?request=${encodeURIComponent(interaction.uid)}` },
+    interactions: {
+      // The request is bound to the console session whose cookie came with /oauth/authorize (if
+      // any); one started signed out is bound to the first session that opens it (section 13a).
+      url: async (ctx, interaction) => {
+        const sessionId = (ctx.req as AuthorizeRequest)[AUTHORIZING_SESSION];
+        if (sessionId !== undefined) await deps.cache.set(bindingKey(interaction.uid), sessionId, TTL.Interaction * 1000);
+        return `${config.appUrl}/oauth/consent?request=${encodeURIComponent(interaction.uid)}`;
+      },
+    },
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
     cookies: {
       keys: [cookieKeyOf(deps)],

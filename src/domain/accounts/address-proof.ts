@@ -8,6 +8,7 @@ import { removeFactors, removeIdentitiesLinkedWhileUnverified, voidEmailTokens, 
 import type { AccountChange } from '../activity/account-change.js';
 import type { ClientInfo } from '../context.js';
 import { voidPendingSecondSteps } from '../sessions/store.js';
+import { deleteAccountModels } from '../oauth/store.js';
 
 /** Pending email changes die: their links stop working (also after a password change). */
 export async function voidPendingEmailChanges(tx: Tx, accountId: string, now: Date): Promise<void> {
@@ -23,7 +24,7 @@ export interface AddressProof {
 /**
  * Removes identities linked while unverified, and voids pending email changes and pending links;
  * on the first proof of the address, also every passkey, authenticator, recovery code, service
- * token and pending second step, each removal recorded in the security activity. Answers the
+ * token, OAuth grant and pending second step, each removal recorded in the security activity. Answers the
  * removed service tokens' hashes: the caller tombstones them once the change has committed.
  */
 export async function cleanAfterAddressProof(
@@ -42,6 +43,8 @@ export async function cleanAfterAddressProof(
 async function removeFactorsAddedBeforeProof(tx: Tx, change: AccountChange, accountId: string, at: Date, client: ClientInfo | null): Promise<string[]> {
   const { passkeys, totpWasOn, serviceTokens } = await removeFactors(tx, accountId);
   await voidPendingSecondSteps(tx, accountId);
+  // OAuth grants given while the address was anyone's (API.md section 13a).
+  await deleteAccountModels(tx, accountId);
   const reason = 'added before the address was verified';
   for (const p of passkeys) await change.record({ type: 'passkey_removed', client, at, detail: { passkey_id: p.id, name: p.name, reason } });
   if (totpWasOn) await change.record({ type: 'mfa_disabled', client, at, detail: { method: 'totp', reason } });

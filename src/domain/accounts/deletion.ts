@@ -8,10 +8,11 @@ import { confirmPassword } from '../passwords/password-confirmation.js';
 import { releaseNames } from '../tunnels/released-names.js';
 import { inTransaction } from '../store.js';
 import { deleteAccountRow, readDeletionLeftovers } from './store.js';
-import { deleteAccountModels } from '../oauth/store.js';
+import { deleteAccountModels, deleteTunnelGrants } from '../oauth/store.js';
+import { mcpUrlsOf } from '../tunnels/names.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events'>;
+type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events'> & { config: { zone: string } };
 
 export async function deleteAccount(
   deps: FlowDeps,
@@ -34,6 +35,8 @@ export async function deleteAccount(
     await deleteAccountRow(tx, account.id);
     // Its OAuth grants, codes and refresh tokens (stored by kind, with no foreign key).
     await deleteAccountModels(tx, account.id);
+    // …and the grants others held on its tunnels (API.md section 13a: grants follow the tunnel).
+    for (const t of tunnels) await deleteTunnelGrants(tx, t.id, mcpUrlsOf(t, account.slug, deps.config.zone));
     return { credentials, tunnels };
   });
   await tombstone(deps, [...credentials, viewer.tokenHash]);

@@ -7,6 +7,7 @@ import { confirmPassword } from '../passwords/password-confirmation.js';
 import { voidPendingEmailChanges } from './address-proof.js';
 import { setPassword } from './store.js';
 import { voidPendingSecondSteps } from '../sessions/store.js';
+import { deleteAccountModels } from '../oauth/store.js';
 import { revokeAccountSessions } from '../sessions/session.js';
 import { changeAccount } from '../activity/account-change.js';
 import { passwordChanged } from '../emails/messages.js';
@@ -30,6 +31,8 @@ export async function changePassword(
     // A pending email change was started with the old password: it needs the new one again.
     await voidPendingEmailChanges(tx, viewer.accountId, now);
     await voidPendingSecondSteps(tx, viewer.accountId);
+    // Every OAuth grant goes with the other sessions (API.md section 13a).
+    await deleteAccountModels(tx, viewer.accountId);
     await change.record({ type: 'password_changed', client, at: now });
     await change.send(account.email, passwordChanged(deps.mailContext, { at: now, how: 'changed' }));
   });

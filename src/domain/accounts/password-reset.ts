@@ -16,6 +16,7 @@ import { assertNotBreached } from '../passwords/breached-password.js';
 import { LIMITS, consume } from '../limits/rate-limit.js';
 import { cleanAfterAddressProof } from './address-proof.js';
 import { voidPendingSecondSteps } from '../sessions/store.js';
+import { deleteAccountModels } from '../oauth/store.js';
 
 /** What these flows use of the domain's dependencies. */
 type FlowDeps = Pick<DomainDeps, 'background' | 'breachedPasswords' | 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
@@ -62,6 +63,8 @@ export async function resetPassword(
     const account = await setResetPassword(tx, row.accountId, passwordHash);
     const removed = await cleanAfterAddressProof(tx, change, row.accountId, now, { firstProof, client });
     await voidPendingSecondSteps(tx, row.accountId);
+    // Every OAuth grant goes with the sessions (API.md section 13a).
+    await deleteAccountModels(tx, row.accountId);
     await change.record({ type: 'password_reset', client, at: now });
     await change.send(account.email, passwordChanged(deps.mailContext, { at: now, how: 'reset' }));
     return removed;

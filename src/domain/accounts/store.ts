@@ -87,10 +87,10 @@ export async function setPassword(tx: DbHandle, accountId: string, passwordHash:
 export async function readDeletionLeftovers(
   tx: Tx,
   accountId: string,
-): Promise<{ credentials: string[]; tunnels: { id: string; customDomain: string | null }[] }> {
+): Promise<{ credentials: string[]; tunnels: { id: string; subdomain: string; customDomain: string | null }[] }> {
   const sessions = await tx.session.findMany({ where: { accountId }, select: { tokenHash: true } });
   const tokens = await tx.serviceToken.findMany({ where: { accountId }, select: { tokenHash: true } });
-  const tunnels = await tx.tunnel.findMany({ where: { accountId }, select: { id: true, customDomain: true } });
+  const tunnels = await tx.tunnel.findMany({ where: { accountId }, select: { id: true, subdomain: true, customDomain: true } });
   return { credentials: [...sessions, ...tokens].map((c) => c.tokenHash), tunnels };
 }
 

@@ -39,8 +39,10 @@ export const LIMITS = {
   deviceCodeGuesses: { name: 'device-code-guess', max: 10, windowMs: MINUTES_15 },
   /** Device authorization requests per client network (each writes a row). */
   deviceRequestsPerNetwork: { name: 'device-request', max: 30, windowMs: MINUTES_15 },
-  /** Dynamic client registrations (API.md section 13) per client network. */
-  clientRegistrationsPerNetwork: { name: 'oauth-register', max: 20, windowMs: HOUR },
+  /** Dynamic client registrations (API.md section 13a) per client network: cloud connectors share networks. */
+  clientRegistrationsPerNetwork: { name: 'oauth-register', max: 100, windowMs: HOUR },
+  /** Authorization requests per client network (section 13a): each may store a pending request. */
+  authorizationsPerNetwork: { name: 'oauth-authorize', max: 60, windowMs: 60_000 },
   /**
    * Deliveries an account asks for by hand (test events and manual retries): each makes this
    * server POST to the account's URL, so they are bounded like any other request for work.

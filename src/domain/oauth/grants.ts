@@ -6,9 +6,9 @@ import { changeAccount } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { notFound } from '../errors.js';
 import { findOwnedTunnel } from '../tunnels/store.js';
-import { tunnelHost } from '../tunnels/names.js';
+import { mcpUrlsOf } from '../tunnels/names.js';
 import { oauthResource } from './resources.js';
-import { clientNames, deleteGrantAndModels, findGrant, holderEmails, selectAccountGrants, selectResourceGrants, type GrantRow } from './store.js';
+import { clientNames, deleteGrantAndModels, findGrant, holderEmails, selectAccountGrants, selectTunnelGrants, type GrantRow } from './store.js';
 
 type GrantDeps = Pick<DomainDeps, 'db' | 'clock' | 'events' | 'outbox' | 'mailNotify' | 'webhookNotify'> & { config: { zone: string } };
 
@@ -80,19 +80,22 @@ export async function revokeAccountGrant(deps: GrantDeps, accountId: string, id:
 async function ownedResources(deps: GrantDeps, ownerId: string, tunnelId: string): Promise<string[]> {
   const tunnel = await findOwnedTunnel(deps.db, ownerId, tunnelId);
   if (!tunnel) throw notFound('No such tunnel.');
-  const hosts = [tunnelHost(tunnel.subdomain, tunnel.account.slug, deps.config.zone), ...(tunnel.customDomain ? [tunnel.customDomain] : [])];
-  return hosts.map((h) => `https://${h}/mcp`);
+  return mcpUrlsOf(tunnel, tunnel.account.slug, deps.config.zone);
 }
+
+/** Whether the grant was given for this tunnel (by its id; grants from before that, by its URLs). */
+const isGrantOf = (grant: GrantRow, tunnelId: string, resources: readonly string[]) =>
+  grant.tunnelId === null ? resources.some((r) => r in grant.resources) : grant.tunnelId === tunnelId;
 
 /** Who holds access to the owner's tunnel. */
 export async function listTunnelGrants(deps: GrantDeps, ownerId: string, tunnelId: string): Promise<GrantView[]> {
-  return views(deps, await selectResourceGrants(deps.db, await ownedResources(deps, ownerId, tunnelId), deps.clock()), true);
+  return views(deps, await selectTunnelGrants(deps.db, tunnelId, await ownedResources(deps, ownerId, tunnelId), deps.clock()), true);
 }
 
 /** The owner takes someone's access to the tunnel away. */
 export async function revokeTunnelGrant(deps: GrantDeps, ownerId: string, tunnelId: string, grantId: string, client: ClientInfo): Promise<void> {
   const resources = await ownedResources(deps, ownerId, tunnelId);
   const grant = await findGrant(deps.db, grantId, deps.clock());
-  if (!grant || !resources.some((r) => r in grant.resources)) throw notFound('No such grant on this tunnel.');
+  if (!grant || !isGrantOf(grant, tunnelId, resources)) throw notFound('No such grant on this tunnel.');
   await revoke(deps, grant, 'tunnel owner', client);
 }

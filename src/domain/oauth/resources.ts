@@ -43,3 +43,13 @@ export async function allowedAccount(deps: Pick<DomainDeps, 'db'>, r: OAuthResou
 }
 
 export const mayAccess = async (deps: Pick<DomainDeps, 'db'>, r: OAuthResource, accountId: string): Promise<boolean> => (await allowedAccount(deps, r, accountId)) !== null;
+
+/** Why the account may not be granted access, in the user's words; null when it may. */
+export async function accessRefusal(deps: Pick<DomainDeps, 'db'>, r: OAuthResource, accountId: string): Promise<string | null> {
+  const account = await findAccountForGrant(deps.db, accountId);
+  if (account === null) return 'Your account no longer exists.';
+  if (isAllowed({ ownerId: r.tunnel.ownerId, allowedEmails: r.tunnel.allowedEmails }, account)) return null;
+  return account.emailVerified
+    ? 'Your account is not allowed on this tunnel. Ask its owner to add your address.'
+    : 'Verify your email address first: only verified addresses can be allowed on a tunnel.';
+}

@@ -72,8 +72,16 @@ export async function findModelBy(db: Db, kind: string, by: { uid: string } | { 
   return rowOf(await db.oAuthModel.findFirst({ where: { kind, ...by, ...unexpired(now) }, select: { payload: true, consumedAt: true } }));
 }
 
-export async function consumeModel(db: Db, kind: string, id: string, now: Date): Promise<void> {
-  await db.oAuthModel.updateMany({ where: { kind, id, consumedAt: null }, data: { consumedAt: now } });
+/** Marks the model consumed; false when it already was (or is gone): someone else used it first. */
+export async function consumeModel(db: Db, kind: string, id: string, now: Date): Promise<boolean> {
+  const { count } = await db.oAuthModel.updateMany({ where: { kind, id, consumedAt: null }, data: { consumedAt: now } });
+  return count === 1;
+}
+
+/** The grant a stored code or token belongs to. */
+export async function grantIdOf(db: Db, kind: string, id: string): Promise<string | null> {
+  const row = await db.oAuthModel.findUnique({ where: { kind_id: { kind, id } }, select: { grantId: true } });
+  return row?.grantId ?? null;
 }
 
 export async function destroyModel(db: Db, kind: string, id: string): Promise<void> {
@@ -102,8 +110,8 @@ export async function findOAuthTunnel(db: Db, where: { subdomain: string; slug: 
   return row && { id: row.id, ownerId: row.accountId, subdomain: row.subdomain, customDomain: row.customDomain, allowedEmails: row.allowedEmails, slug: row.account.slug };
 }
 
-export function findAccountForGrant(db: Db, id: string): Promise<{ id: string; email: string } | null> {
-  return db.account.findUnique({ where: { id }, select: { id: true, email: true } });
+export function findAccountForGrant(db: Db, id: string): Promise<{ id: string; email: string; emailVerified: boolean } | null> {
+  return db.account.findUnique({ where: { id }, select: { id: true, email: true, emailVerified: true } });
 }
 
 /** Account id → address, for the holders of a tunnel owner's grant list (one query). */
@@ -122,41 +130,41 @@ export interface GrantRow {
   resources: Record<string, string>;
   createdAt: Date;
   lastUsedAt: Date | null;
+  /** The tunnel it was given for. */
+  tunnelId: string | null;
 }
 
 const GRANT_KIND = 'Grant';
 
-function grantOf(r: { id: string; payload: unknown; usedAt: Date | null }): GrantRow | null {
+function grantOf(r: { id: string; payload: unknown; usedAt: Date | null; tunnelId: string | null }): GrantRow | null {
   const p = r.payload as { accountId?: unknown; clientId?: unknown; resources?: unknown; iat?: unknown };
   if (typeof p.accountId !== 'string' || typeof p.clientId !== 'string') return null;
   const resources = typeof p.resources === 'object' && p.resources !== null ? (p.resources as Record<string, string>) : {};
-  return { id: r.id, accountId: p.accountId, clientId: p.clientId, resources, createdAt: new Date(typeof p.iat === 'number' ? p.iat * 1000 : 0), lastUsedAt: r.usedAt };
+  return { id: r.id, accountId: p.accountId, clientId: p.clientId, resources, createdAt: new Date(typeof p.iat === 'number' ? p.iat * 1000 : 0), lastUsedAt: r.usedAt, tunnelId: r.tunnelId };
 }
 
 /** The account's live grants, newest first. */
 export async function selectAccountGrants(db: Db, accountId: string, now: Date): Promise<GrantRow[]> {
-  const rows = await db.oAuthModel.findMany({ where: { kind: GRANT_KIND, accountId, ...unexpired(now) }, select: { id: true, payload: true, usedAt: true } });
+  const rows = await db.oAuthModel.findMany({ where: { kind: GRANT_KIND, accountId, ...unexpired(now) }, select: { id: true, payload: true, usedAt: true, tunnelId: true } });
   return rows.map(grantOf).filter((g): g is GrantRow => g !== null).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
 }
 
-/** Live grants for any of these resource indicators (a tunnel's /mcp URLs), newest first. */
-export async function selectResourceGrants(db: Db, resources: readonly string[], now: Date): Promise<GrantRow[]> {
-  if (resources.length === 0) return [];
-  const rows = await db.$queryRaw<{ id: string; payload: unknown; usedAt: Date | null }[]>`
-    SELECT id, payload, used_at AS "usedAt" FROM oauth_models
-    WHERE kind = ${GRANT_KIND} AND (expires_at IS NULL OR expires_at > ${now}) AND payload->'resources' ?| ${[...resources]}::text[]`;
-  return rows.map(grantOf).filter((g): g is GrantRow => g !== null && resources.some((r) => r in g.resources)).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+/** Live grants given for the tunnel (grants from before grants named theirs: by its /mcp URLs), newest first. */
+export async function selectTunnelGrants(db: Db, tunnelId: string, resources: readonly string[], now: Date): Promise<GrantRow[]> {
+  const rows = await db.$queryRaw<{ id: string; payload: unknown; usedAt: Date | null; tunnelId: string | null }[]>`
+    SELECT id, payload, used_at AS "usedAt", tunnel_id AS "tunnelId" FROM oauth_models
+    WHERE kind = ${GRANT_KIND} AND (expires_at IS NULL OR expires_at > ${now})
+    AND (tunnel_id = ${tunnelId} OR (tunnel_id IS NULL AND payload->'resources' ?| ${[...resources]}::text[]))`;
+  return rows.map(grantOf).filter((g): g is GrantRow => g !== null).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
 }
 
 export async function findGrant(db: Db, id: string, now: Date): Promise<GrantRow | null> {
-  const row = await db.oAuthModel.findFirst({ where: { kind: GRANT_KIND, id, ...unexpired(now) }, select: { id: true, payload: true, usedAt: true } });
+  const row = await db.oAuthModel.findFirst({ where: { kind: GRANT_KIND, id, ...unexpired(now) }, select: { id: true, payload: true, usedAt: true, tunnelId: true } });
   return row ? grantOf(row) : null;
 }
 
 /** The grant and everything it issued (codes, refresh tokens): gone in one statement. */
-export async function deleteGrantAndModels(db: DbHandle, id: string): Promise<void> {
-  await db.oAuthModel.deleteMany({ where: { OR: [{ kind: GRANT_KIND, id }, { grantId: id }] } });
-}
+export const deleteGrantAndModels = (db: DbHandle, id: string): Promise<void> => deleteGrants(db, [id]);
 
 export async function touchGrant(db: Db, id: string, at: Date): Promise<void> {
   await db.oAuthModel.updateMany({ where: { kind: GRANT_KIND, id }, data: { usedAt: at } });
@@ -169,12 +177,80 @@ export async function clientNames(db: Db, ids: readonly string[]): Promise<Map<s
   return new Map(rows.map((r) => [r.id, String((r.payload as { client_name?: unknown }).client_name ?? r.id)]));
 }
 
-/** Every OAuth model of a deleted account (its grants, codes, tokens, sessions). */
+/**
+ * Every OAuth model of an account (its grants, codes, tokens, sessions): at deletion, and when
+ * the account's trust changes (sign out everywhere, a password reset or change, the first proof
+ * of its address: API.md section 13a).
+ */
 export async function deleteAccountModels(db: DbHandle, accountId: string): Promise<void> {
   await db.oAuthModel.deleteMany({ where: { accountId } });
+}
+
+/** Marks a new grant as given for this tunnel (its id, not its URL). */
+export async function setGrantTunnel(db: DbHandle, grantId: string, tunnelId: string): Promise<void> {
+  await db.oAuthModel.updateMany({ where: { kind: GRANT_KIND, id: grantId }, data: { tunnelId } });
+}
+
+/** The tunnel a grant was given for (null: unknown grant, or one from before grants named theirs). */
+export async function grantTunnelId(db: Db, grantId: string): Promise<string | null> {
+  const row = await db.oAuthModel.findUnique({ where: { kind_id: { kind: GRANT_KIND, id: grantId } }, select: { tunnelId: true } });
+  return row?.tunnelId ?? null;
+}
+
+/**
+ * The tunnel's grants and everything they issued: the tunnel is gone or public again. Grants from
+ * before grants named their tunnel are found by its /mcp URLs.
+ */
+export async function deleteTunnelGrants(db: DbHandle, tunnelId: string, resources: readonly string[]): Promise<void> {
+  const grants = await db.$queryRaw<{ id: string }[]>`
+    SELECT id FROM oauth_models WHERE kind = ${GRANT_KIND}
+    AND (tunnel_id = ${tunnelId} OR (tunnel_id IS NULL AND payload->'resources' ?| ${[...resources]}::text[]))`;
+  if (grants.length === 0) return;
+  await deleteGrants(db, grants.map((g) => g.id));
+}
+
+/** Grants and everything they issued (codes, refresh tokens), in one statement. */
+async function deleteGrants(db: DbHandle, ids: readonly string[]): Promise<void> {
+  if (ids.length > 0) await db.oAuthModel.deleteMany({ where: { OR: [{ kind: GRANT_KIND, id: { in: [...ids] } }, { grantId: { in: [...ids] } }] } });
 }
 
 /** A registered client that got tokens is in use: it no longer expires. */
 export async function keepClient(db: Db, clientId: string): Promise<void> {
   await db.oAuthModel.updateMany({ where: { kind: 'Client', id: clientId, expiresAt: { not: null } }, data: { expiresAt: null } });
+}
+
+/** An operator-registered client as stored (oidc-provider's client metadata; the secret sealed). */
+export interface StoredClient {
+  client_id: string;
+  client_name: string;
+  redirect_uris: string[];
+  application_type: 'web' | 'native';
+  grant_types: string[];
+  response_types: string[];
+  token_endpoint_auth_method: string;
+  client_id_issued_at: number;
+  client_secret?: string;
+  [flag: string]: unknown;
+}
+
+/** A client that never expires (the operator's). */
+export async function insertClient(db: Db, clientId: string, metadata: StoredClient): Promise<void> {
+  await db.oAuthModel.create({ data: { kind: 'Client', id: clientId, payload: metadata as object, expiresAt: null }, select: { id: true } });
+}
+
+export async function selectOperatorClients(db: Db, flag: string): Promise<StoredClient[]> {
+  const rows = await db.$queryRaw<{ payload: StoredClient }[]>`
+    SELECT payload FROM oauth_models WHERE kind = 'Client' AND (payload->>${flag}) = 'true' ORDER BY payload->>'client_id'`;
+  return rows.map((r) => r.payload);
+}
+
+/** The client, its grants and everything they issued; false when there was no such client. */
+export async function deleteClientModels(db: Db, clientId: string): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.oAuthModel.deleteMany({ where: { kind: 'Client', id: clientId } });
+    if (count === 0) return false;
+    const grants = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM oauth_models WHERE kind = ${GRANT_KIND} AND payload->>'clientId' = ${clientId}`;
+    await deleteGrants(tx, grants.map((g) => g.id));
+    return true;
+  });
 }

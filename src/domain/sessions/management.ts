@@ -5,6 +5,7 @@ import { badRequest, noSuchSession } from '../errors.js';
 import { MAX_SESSIONS, accountSessions, revokeSessions, revokeSessionsAsChange } from './session.js';
 import { findAccountSession, selectLiveSessions, voidPendingSecondSteps, type SessionListRow } from './store.js';
 import { isUuid } from '../ids.js';
+import { deleteAccountModels } from '../oauth/store.js';
 
 /** What these flows use of the domain's dependencies. */
 type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
@@ -32,10 +33,14 @@ export async function logout(deps: FlowDeps, viewer: Viewer): Promise<void> {
   await revokeSessions(deps, [{ id: viewer.sessionId, tokenHash: viewer.tokenHash }]);
 }
 
-/** Every session ends, and so do the sign-ins waiting for their second step (API.md section 7a). */
+/**
+ * Every session ends, and so do the sign-ins waiting for their second step (API.md section 7a)
+ * and every OAuth grant (section 13a: a stolen session cannot leave a credential behind).
+ */
 export async function logoutAll(deps: FlowDeps, viewer: Viewer, client: ClientInfo): Promise<void> {
   await revokeSessionsAsChange(deps, viewer.accountId, await accountSessions(deps, viewer.accountId), async (tx, change) => {
     await voidPendingSecondSteps(tx, viewer.accountId);
+    await deleteAccountModels(tx, viewer.accountId);
     await change.record({ type: 'sessions_revoked_all', client, at: deps.clock() });
   });
 }

@@ -37,9 +37,13 @@ export function parseAllowedEmails(raw: unknown): string[] {
   return entries;
 }
 
-/** Whether `email` (the account's address) may be granted access: the owner always may. */
-export function isAllowed(tunnel: { ownerId: string; allowedEmails: readonly string[] }, account: { id: string; email: string }): boolean {
+/**
+ * Whether the account may be granted access: the owner always may; anyone else only through an
+ * entry that matches a proven address (API.md section 13a): an unverified address could be anyone's.
+ */
+export function isAllowed(tunnel: { ownerId: string; allowedEmails: readonly string[] }, account: { id: string; email: string; emailVerified: boolean }): boolean {
   if (account.id === tunnel.ownerId) return true;
+  if (!account.emailVerified) return false;
   const email = account.email.toLowerCase();
   const at = email.lastIndexOf('@');
   return tunnel.allowedEmails.includes(email) || (at > 0 && tunnel.allowedEmails.includes(email.slice(at)));

@@ -64,3 +64,7 @@ export function cardHostsOf(t: { subdomain: string; customDomain: string | null 
   if (t.customDomain) hosts.push(t.customDomain);
   return hosts;
 }
+
+/** The /mcp URLs a tunnel answers on: the resources its OAuth grants name (API.md section 13). */
+export const mcpUrlsOf = (t: { subdomain: string; customDomain: string | null }, slug: string, zone: string): string[] =>
+  cardHostsOf(t, slug, zone).map((h) => `https://${h}/mcp`);

@@ -20,10 +20,11 @@ import {
 import { violates } from '../../infra/db/errors.js';
 import { badRequest, conflict, noSuchTunnel } from '../errors.js';
 import type { DomainEvents } from '../events.js';
-import { assertValidSubdomain, cardHostsOf, normalizeCustomDomain } from './names.js';
+import { assertValidSubdomain, cardHostsOf, mcpUrlsOf, normalizeCustomDomain } from './names.js';
 import { claimName, releaseNames } from './released-names.js';
 import { parseAccess, parseAllowedEmails, type TunnelAccess } from './access.js';
 import { viewOf, type TunnelView } from './tunnel-view.js';
+import { deleteTunnelGrants } from '../oauth/store.js';
 
 export type { TunnelView } from './tunnel-view.js';
 
@@ -121,6 +122,8 @@ export async function updateTunnel(deps: TunnelsDeps, accountId: string, id: str
         await claimName(tx, 'domain', data.customDomain, accountId, now);
       }
       const updated = await updateTunnelRow(tx, before.id, data);
+      // Back to public: whoever was granted access loses it, for good (API.md section 13a).
+      if (before.access === 'oauth' && updated.access !== 'oauth') await deleteTunnelGrants(tx, before.id, mcpUrlsOf(before, before.account.slug, deps.config.zone));
       if (before.customDomain && before.customDomain !== updated.customDomain) {
         await releaseNames(tx, 'domain', [before.customDomain], accountId, now);
       }
@@ -141,6 +144,8 @@ export async function deleteTunnel(deps: TunnelsDeps, accountId: string, id: str
     // The hold is written before the row goes, under the name's lock: no claim can slip between.
     if (tunnel.customDomain) await releaseNames(tx, 'domain', [tunnel.customDomain], accountId, now);
     if (!(await deleteTunnelRow(tx, accountId, tunnel.id))) throw noSuchTunnel();
+    // Its grants go with it: a tunnel created later at the same URL starts with none (section 13a).
+    await deleteTunnelGrants(tx, tunnel.id, mcpUrlsOf(tunnel, tunnel.account.slug, deps.config.zone));
     await releaseTunnelSlot(tx, accountId);
     await tunnelDeleted(change, tunnel, deps.config.zone, now);
   });

@@ -25,8 +25,8 @@ export interface PublicFetchOptions {
   allowHttp?: boolean;
   /** Tests: another resolver (answers every address of the name). */
   resolve?: (hostname: string) => Promise<{ address: string; family: number }[]>;
-  /** Tests: trust this CA (a loopback server's self-signed certificate). */
-  ca?: string | Buffer;
+  /** Trust these CAs (replacing the system's: pass tls.rootCertificates too to add to them). */
+  ca?: string | Buffer | (string | Buffer)[];
 }
 
 export interface PublicResponse {

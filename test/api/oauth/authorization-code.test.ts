@@ -74,13 +74,25 @@ test('the whole flow: register, authorize, consent, code, RFC 9068 token verifie
   assert.ok(!stored.includes(code), 'the code is not stored in the clear');
   assert.ok(!stored.includes(tokens.json.refresh_token), 'the refresh token is not stored in the clear');
 
-  // Refresh: rotated; the old one reused revokes the whole grant.
-  const refreshed = await form(s, '/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.json.refresh_token, client_id: client.client_id });
+  // Refresh: rotated. Presented again within 60 s by the same client, the old one answers a new
+  // access token and the same successor (section 13a); once the successor was used, the old one
+  // is reuse and revokes the whole grant.
+  const refresh = (token: string, clientId = client.client_id) => form(s, '/oauth/token', { grant_type: 'refresh_token', refresh_token: token, client_id: clientId });
+  const refreshed = await refresh(tokens.json.refresh_token);
   assert.equal(refreshed.status, 200, refreshed.text);
   assert.notEqual(refreshed.json.refresh_token, tokens.json.refresh_token);
-  const reused = await form(s, '/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.json.refresh_token, client_id: client.client_id });
-  assert.equal(reused.json.error, 'invalid_grant');
-  const afterReuse = await form(s, '/oauth/token', { grant_type: 'refresh_token', refresh_token: refreshed.json.refresh_token, client_id: client.client_id });
+  const other = await register();
+  assert.equal((await refresh(tokens.json.refresh_token, other.client_id)).json.error, 'invalid_grant', 'another client gets no grace');
+  const again = await refresh(tokens.json.refresh_token);
+  assert.equal(again.status, 200, again.text);
+  assert.equal(again.json.refresh_token, refreshed.json.refresh_token, 'the same successor: the chain does not fork');
+  assert.notEqual(again.json.access_token, refreshed.json.access_token, 'a new access token');
+  await jwtVerify(again.json.access_token, createLocalJWKSet(jwks.json), { issuer: s.deps.config.baseUrl, audience: resource, typ: 'at+jwt' });
+  const next = await refresh(refreshed.json.refresh_token);
+  assert.equal(next.status, 200, next.text);
+  const reused = await refresh(tokens.json.refresh_token);
+  assert.equal(reused.json.error, 'invalid_grant', 'its successor was used: reuse');
+  const afterReuse = await refresh(next.json.refresh_token);
   assert.equal(afterReuse.json.error, 'invalid_grant', 'the grant is revoked');
 
   // Recorded.
@@ -120,21 +132,46 @@ test('a native client may come back on any loopback port (RFC 8252); a web clien
   const r = await authorize(s, native.client_id, resource, challenge, { redirect_uri: 'http://127.0.0.1:53412/callback' });
   assert.equal(r.status, 302, `${r.status} ${r.text}`);
   assert.match(String(r.headers.location), /\/oauth\/consent\?request=/);
-  const web = await register();
+  const web = await registerClient(s, { application_type: 'web' });
+  assert.equal((await s.request('/oauth/register', { method: 'POST', headers: fromIp(randomIp()), body: { client_name: 'Plain web', application_type: 'web', redirect_uris: ['http://app.example.com/cb'] } })).json.error, 'invalid_redirect_uri', 'a web client on plain http is refused');
   const elsewhere = await authorize(s, web.client_id, resource, challenge, { redirect_uri: 'http://127.0.0.1:9999/callback' });
   assert.equal(elsewhere.status, 400, 'a web client: exact match only');
 });
 
-test('registration: public clients only, and no registration access token to keep', async () => {
+test('registration: public clients only (a secret method is registered as none), and no registration access token to keep', async () => {
   const client = await register();
   assert.equal('registration_access_token' in client, false);
-  const confidential = await s.request('/oauth/register', {
-    method: 'POST',
-    headers: fromIp(randomIp()),
-    body: { client_name: 'Server app', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' },
+  for (const method of ['client_secret_basic', 'client_secret_post']) {
+    const asked = await s.request('/oauth/register', {
+      method: 'POST',
+      headers: fromIp(randomIp()),
+      body: { client_name: 'Server app', redirect_uris: [REDIRECT], token_endpoint_auth_method: method },
+    });
+    assert.equal(asked.status, 201, asked.text);
+    assert.equal(asked.json.token_endpoint_auth_method, 'none');
+    assert.equal('client_secret' in asked.json, false, 'no secret is issued');
+  }
+});
+
+test('registration takes what MCP clients send: scope, the device grant, private-use schemes (section 13a)', async () => {
+  const registered = (body: Record<string, unknown>) => s.request('/oauth/register', { method: 'POST', headers: fromIp(randomIp()), body });
+  const sdk = await registered({ client_name: 'SDK client', redirect_uris: [REDIRECT], scope: 'mcp', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' });
+  assert.equal(sdk.status, 201, sdk.text);
+  const vscode = await registered({
+    client_name: 'Visual Studio Code',
+    redirect_uris: ['http://127.0.0.1:33418/', 'https://vscode.dev/redirect'],
+    grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
   });
-  assert.equal(confidential.status, 400, confidential.text);
-  assert.equal(confidential.json.error, 'invalid_client_metadata');
+  assert.equal(vscode.status, 201, vscode.text);
+  assert.deepEqual(vscode.json.grant_types, ['authorization_code', 'refresh_token'], 'the answer shows what was registered');
+  const cursor = await registered({ client_name: 'Cursor', redirect_uris: ['cursor://anysphere.cursor-retrieval/oauth/callback'], token_endpoint_auth_method: 'none' });
+  assert.equal(cursor.status, 201, cursor.text);
+  assert.equal(cursor.json.application_type, 'native', 'only private-use and loopback URIs: a native client');
+  const unknownScope = await registered({ client_name: 'Greedy', redirect_uris: [REDIRECT], scope: 'mcp admin' });
+  assert.equal(unknownScope.status, 400, unknownScope.text);
+  assert.equal(unknownScope.json.error, 'invalid_client_metadata');
 });
 
 test('deny: the redirect carries error=access_denied; no code', async () => {
@@ -223,10 +260,10 @@ test('two instances: authorized on one, consented and exchanged on the other, re
   }
 });
 
-test('dynamic registration: 20 per network an hour; a registration expires in 30 days unless it gets tokens', async () => {
+test('dynamic registration: 100 per network an hour; a registration expires in 24 hours unless it gets tokens', async () => {
   const network = randomIp();
   const fromNet = (ip: string) => s.request('/oauth/register', { method: 'POST', headers: fromIp(ip), body: { client_name: 'Flood', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' } });
-  for (let i = 0; i < 20; i++) assert.equal((await fromNet(network)).status, 201);
+  for (let i = 0; i < 100; i++) assert.equal((await fromNet(network)).status, 201);
   const limited = await fromNet(network);
   assert.equal(limited.status, 429, limited.text);
   assert.equal(limited.json.error, 'temporarily_unavailable');
@@ -236,8 +273,8 @@ test('dynamic registration: 20 per network an hour; a registration expires in 30
   const owner = await person();
   const flow = await toConsent(owner);
   const row = await s.deps.db.oAuthModel.findUniqueOrThrow({ where: { kind_id: { kind: 'Client', id: flow.client.client_id } } });
-  const days = (row.expiresAt!.getTime() - Date.now()) / (24 * 3600_000);
-  assert.ok(days > 29.9 && days <= 30, `expires in ${days} days`);
+  const hours = (row.expiresAt!.getTime() - Date.now()) / 3600_000;
+  assert.ok(hours > 23.9 && hours <= 24, `expires in ${hours} hours`);
   const approved = await api(owner, `/api/oauth/requests/${flow.id}/approve`, 'POST');
   const code = new URL(approved.json.redirect_to).searchParams.get('code')!;
   const tokens = await form(s, '/oauth/token', { grant_type: 'authorization_code', code, code_verifier: flow.verifier, redirect_uri: REDIRECT, client_id: flow.client.client_id, resource: flow.resource });
@@ -250,7 +287,7 @@ test('dynamic registration: 20 per network an hour; a registration expires in 30
   assert.equal(kept, null, 'a client in use no longer expires');
 });
 
-test('the hourly purge deletes expired models (an unused client after its 30 days), not live ones', async () => {
+test('the hourly purge deletes expired models (an unused client after its 24 hours), not live ones', async () => {
   const { purgeExpired } = await import('../../../src/domain/retention/retention.js');
   const client = await register();
   const live = await s.deps.db.oAuthModel.findUniqueOrThrow({ where: { kind_id: { kind: 'Client', id: client.client_id } } });
@@ -258,7 +295,7 @@ test('the hourly purge deletes expired models (an unused client after its 30 day
   const other = await register();
   await s.deps.db.oAuthModel.updateMany({ where: { kind: 'Client', id: other.client_id }, data: { expiresAt: null } });
   await purgeExpired({ sql: s.deps.sql, clock: () => later });
-  assert.equal(await s.deps.db.oAuthModel.count({ where: { kind: 'Client', id: client.client_id } }), 0, 'unused for 30 days: gone');
+  assert.equal(await s.deps.db.oAuthModel.count({ where: { kind: 'Client', id: client.client_id } }), 0, 'unused for 24 hours: gone');
   assert.equal(await s.deps.db.oAuthModel.count({ where: { kind: 'Client', id: other.client_id } }), 1, 'in use: kept');
 });
 

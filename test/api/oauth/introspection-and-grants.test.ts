@@ -81,16 +81,32 @@ test('inactive at once when the user revokes the application; it is listed befor
   assert.equal(revoked.detail.revoked_by, 'holder');
 });
 
-test('inactive when the tunnel goes public (active again if it is protected again), and when it is deleted', async () => {
+test('the tunnel going public revokes its grants for good; protecting it again brings none back (section 13a)', async () => {
   const owner = await person();
-  const { access, tunnel } = await issued(owner);
+  const { access, tunnel, tokens, client } = await issued(owner);
   assert.equal((await introspect(access)).json.active, true);
   assert.equal((await patchTunnel(s, owner, tunnel.id, { access: 'public' })).status, 200);
   assert.deepEqual((await introspect(access)).json, { active: false });
   assert.equal((await patchTunnel(s, owner, tunnel.id, { access: 'oauth' })).status, 200);
-  assert.equal((await introspect(access)).json.active, true, 'the grant was never revoked');
+  assert.deepEqual((await introspect(access)).json, { active: false }, 'the grant was revoked');
+  const refresh = await form(s, '/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
+  assert.equal(refresh.json.error, 'invalid_grant');
+  assert.deepEqual((await api(owner, '/api/oauth/grants')).json.grants, []);
+});
+
+test('deleting a tunnel revokes its grants; a tunnel created again at the same URL does not revive them (section 13a)', async () => {
+  const owner = await person();
+  const { access, tunnel, tokens, client } = await issued(owner);
   assert.equal((await s.request(`/api/tunnels/${tunnel.id}`, { method: 'DELETE', bearer: owner.token })).status, 204);
   assert.deepEqual((await introspect(access)).json, { active: false });
+  const again = await s.request('/api/tunnels', { method: 'POST', bearer: owner.token, headers: owner.headers, body: { subdomain: tunnel.subdomain, access: 'oauth' } });
+  assert.equal(again.status, 201, again.text);
+  assert.equal(again.json.host, tunnel.host, 'the same URL');
+  assert.deepEqual((await introspect(access)).json, { active: false }, 'the old token stays inactive');
+  const refresh = await form(s, '/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
+  assert.equal(refresh.json.error, 'invalid_grant', 'its refresh token gives nothing');
+  const holders = await gql(s, 'query ($id: ID!) { tunnel(id: $id) { accessGrants { id } } }', { id: again.json.id }, { bearer: owner.token });
+  assert.deepEqual(holders.json.data.tunnel.accessGrants, [], 'the new tunnel has no holders');
 });
 
 test('a holder removed from the allowed emails is inactive; the owner sees and revokes holders per tunnel', async () => {

@@ -25,7 +25,11 @@ import { revokeServiceTokenByValue } from '../../../domain/tokens/service-tokens
 import type { Config } from '../../../infra/config.js';
 import { clientInfo } from '../session-auth.js';
 import { hasBearer } from '../bearer.js';
-import { countRegistration } from '../../../domain/oauth/registration.js';
+import { countAuthorization, countRegistration } from '../../../domain/oauth/registration.js';
+import type { IncomingMessage } from 'node:http';
+import { AUTHORIZING_SESSION } from '../../oauth/provider.js';
+import { OPERATOR_CLIENT_PREFIX } from '../../../domain/oauth/clients.js';
+import type { TokenAnswer } from '../../oauth/refresh-rotation.js';
 
 export interface OAuthServerDeps extends DomainDeps {
   config: Pick<Config, 'baseUrl' | 'appUrl' | 'internalApiToken'>;
@@ -63,24 +67,86 @@ function parseForm(text: string): FormBody {
 /** Headers of the provider's answer that the real reply must not copy. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'date']);
 
-/** Hands a request whose body was read here to the provider, and its answer back. */
-async function forward(oauth: OAuthServer, req: FastifyRequest, reply: FastifyReply, body: string | undefined): Promise<FastifyReply> {
+/**
+ * An operator-registered confidential client may send its secret in the form (client_secret_post)
+ * or as Basic (section 13a); the provider holds one registered method, Basic, so a form secret
+ * travels to it as Basic (RFC 6749 section 2.3.1: each part form-encoded).
+ */
+function asBasic(form: FormBody): { body: string; authorization: string } | null {
+  const id = form.params.get('client_id');
+  const secret = form.params.get('client_secret');
+  if (id === undefined || secret === undefined || !id.startsWith(OPERATOR_CLIENT_PREFIX)) return null;
+  const rest = new URLSearchParams([...form.params].filter(([name]) => name !== 'client_secret' && name !== 'client_id'));
+  const part = (v: string) => encodeURIComponent(v).replace(/%20/g, '+');
+  return { body: rest.toString(), authorization: `Basic ${Buffer.from(`${part(id)}:${part(secret)}`).toString('base64')}` };
+}
+
+/** Runs a request whose body was read here through the provider: its answer. */
+async function providerAnswer(oauth: OAuthServer, req: FastifyRequest, text: string | undefined): Promise<TokenAnswer> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (typeof value === 'string' && name !== 'content-length' && name !== 'transfer-encoding') headers[name] = value;
   }
+  let body = text;
+  const basic = req.body instanceof FormBody && headers.authorization === undefined ? asBasic(req.body) : null;
+  if (basic) {
+    body = basic.body;
+    headers.authorization = basic.authorization;
+  }
   const res = await inject(oauth.handler, { method: req.method as 'POST', url: req.raw.url ?? '/', headers, ...(body === undefined ? {} : { payload: body }), remoteAddress: req.ip });
-  reply.status(res.statusCode);
-  for (const [name, value] of Object.entries(res.headers)) {
+  return { status: res.statusCode, headers: res.headers, body: res.rawPayload };
+}
+
+function sendAnswer(reply: FastifyReply, answer: TokenAnswer): FastifyReply {
+  reply.status(answer.status);
+  for (const [name, value] of Object.entries(answer.headers)) {
     if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value);
   }
-  return reply.send(res.rawPayload);
+  return reply.send(answer.body);
 }
+
+/** Hands a request whose body was read here to the provider, and its answer back. */
+const forward = async (oauth: OAuthServer, req: FastifyRequest, reply: FastifyReply, body: string | undefined): Promise<FastifyReply> =>
+  sendAnswer(reply, await providerAnswer(oauth, req, body));
 
 /** Hands the request, unread, to the provider (GET routes: authorize, its resume, the JWKS). */
 function handOver(oauth: OAuthServer, req: FastifyRequest, reply: FastifyReply): void {
   reply.hijack();
   void oauth.handler(req.raw, reply.raw);
+}
+
+/** The 429 page of /oauth/authorize: a browser is on the other end. */
+function tooManyAuthorizations(reply: FastifyReply, retryAfterSeconds: number): FastifyReply {
+  return reply
+    .status(429)
+    .headers({
+      'content-type': 'text/html; charset=utf-8',
+      'retry-after': String(retryAfterSeconds),
+      'cache-control': 'no-store',
+      'content-security-policy': "default-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+    })
+    .send(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Too many sign-in requests</title></head><body><main><h1>Too many sign-in requests</h1><p>Too many applications asked to sign in from your network in the last minute. Wait ${retryAfterSeconds} seconds, then go back to the application and try again.</p></main></body></html>`,
+    );
+}
+
+/**
+ * /oauth/authorize (section 13a): counted per network before any work; the console session whose
+ * cookie came with it is handed to the provider, which binds the consent request to it; and a
+ * request without `scope` asks for `mcp`.
+ */
+async function authorize(deps: OAuthServerDeps, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
+  const { allowed, retryAfterSeconds } = await countAuthorization(deps, clientInfo(req));
+  if (!allowed) return tooManyAuthorizations(reply, retryAfterSeconds);
+  if (req.credentialVia === 'cookie' && req.viewer !== null && req.viewer.scopes === null) {
+    (req.raw as IncomingMessage & { [AUTHORIZING_SESSION]?: string })[AUTHORIZING_SESSION] = req.viewer.sessionId;
+  }
+  const url = new URL(req.raw.url ?? '/', 'http://x');
+  if (!url.searchParams.has('scope')) {
+    url.searchParams.set('scope', MCP_SCOPE);
+    req.raw.url = `${url.pathname}${url.search}`;
+  }
+  handOver(deps.oauth, req, reply);
 }
 
 function paramsOf(req: FastifyRequest): Map<string, string> {
@@ -114,8 +180,8 @@ export function authorizationServerMetadata(baseUrl: string): Record<string, unk
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT],
     code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: ['none'],
-    revocation_endpoint_auth_methods_supported: ['none'],
+    token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+    revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
     authorization_response_iss_parameter_supported: true,
     client_id_metadata_document_supported: true,
     scopes_supported: [MCP_SCOPE, ...TOKEN_SCOPES],
@@ -126,8 +192,9 @@ export function registerOAuthServerRoutes(app: FastifyInstance, deps: OAuthServe
   const { config, oauth } = deps;
   const metadata = JSON.stringify(authorizationServerMetadata(config.baseUrl));
 
+  app.get('/oauth/authorize', async (req, reply) => authorize(deps, req, reply));
   // The provider's own GET routes, unread and answered by it.
-  for (const url of ['/oauth/authorize', '/oauth/authorize/:uid', '/oauth/jwks']) {
+  for (const url of ['/oauth/authorize/:uid', '/oauth/jwks']) {
     app.get(url, async (req, reply) => handOver(oauth, req, reply));
   }
 
@@ -171,8 +238,16 @@ export function registerOAuthServerRoutes(app: FastifyInstance, deps: OAuthServe
       const params = paramsOf(req);
       const grant = params.get('grant_type');
       if (grant === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
-      // The authorization-code and refresh grants are the provider's (section 13).
-      if (grant === 'authorization_code' || grant === 'refresh_token') return forward(oauth, req, reply, (req.body as FormBody).text);
+      const text = (req.body as FormBody).text;
+      // The authorization-code and refresh grants are the provider's (section 13); presentations
+      // of one refresh token take turns (refresh-rotation.ts).
+      if (grant === 'authorization_code') return forward(oauth, req, reply, text);
+      if (grant === 'refresh_token') {
+        const refreshToken = params.get('refresh_token');
+        if (refreshToken === undefined || refreshToken === '') return forward(oauth, req, reply, text);
+        const publicClient = req.headers.authorization === undefined && !params.has('client_secret') ? (params.get('client_id') ?? null) : null;
+        return sendAnswer(reply, await oauth.rotations.exchange(refreshToken, publicClient, () => providerAnswer(oauth, req, text)));
+      }
       if (grant !== DEVICE_CODE_GRANT) throw new OAuthError('unsupported_grant_type', `Supported: authorization_code, refresh_token, ${DEVICE_CODE_GRANT}.`);
       const issued = await exchangeDeviceCode(deps, { deviceCode: params.get('device_code'), clientId: params.get('client_id') }, clientInfo(req));
       return reply
@@ -197,7 +272,8 @@ export function registerOAuthServerRoutes(app: FastifyInstance, deps: OAuthServe
       if (token === undefined || token === '') throw new OAuthError('invalid_request', 'token is required.');
       // Refresh tokens are the provider's; service tokens (and anything unknown) are answered here.
       const clientId = paramsOf(req).get('client_id');
-      if (!isServiceTokenLike(token) && clientId !== undefined && clientId !== DEVICE_CLIENT_ID) return forward(oauth, req, reply, (req.body as FormBody).text);
+      const client = clientId ?? (req.headers.authorization === undefined ? undefined : 'authenticated');
+      if (!isServiceTokenLike(token) && client !== undefined && client !== DEVICE_CLIENT_ID) return forward(oauth, req, reply, (req.body as FormBody).text);
       // RFC 7009 section 2.2: 200 whether or not the token was valid.
       await revokeServiceTokenByValue(deps, token, clientInfo(req));
       return reply.headers({ 'cache-control': 'no-store' }).status(200).send();

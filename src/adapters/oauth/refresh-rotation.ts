@@ -1,0 +1,128 @@
+// A refresh token presented twice at the same moment (API.md section 13a, "Once means once"). MCP
+// clients race their own refreshes (two windows, two processes of one client); oidc-provider sees
+// the second presentation of a rotated token as reuse and revokes the grant. So presentations of
+// one refresh token take turns (a lock per token in the shared cache, every instance), and the
+// first one's rotation is remembered for 60 seconds: the successor refresh token sealed with
+// ENCRYPTION_KEY, for the same public client. A second presentation within that time, by that
+// client, while the successor is still unused, answers a new access token and the same successor:
+// the chain never forks. Anything else goes to the provider, which treats it as reuse.
+//
+// If the cache cannot be reached, presentations go to the provider without taking turns: two at
+// once then revoke the grant (the storage adapter consumes a token once, atomically), which fails
+// closed.
+import { randomUUID } from 'node:crypto';
+import { decodeJwt, importJWK, SignJWT, type JWTPayload } from 'jose';
+import type { DomainDeps } from '../../domain/context.js';
+import { hashToken } from '../../infra/crypto/tokens.js';
+import type { SigningKey } from '../../domain/oauth/signing-keys.js';
+import { findModel } from '../../domain/oauth/store.js';
+
+/** What the token endpoint answered (status, headers, body), as light-my-request gives it. */
+export interface TokenAnswer {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: Buffer;
+}
+
+interface Rotation {
+  clientId: string;
+  /** The successor refresh token, sealed. */
+  successor: string;
+  /** The first answer's access token claims, to issue another like it. */
+  claims: JWTPayload;
+  expiresIn: number;
+  scope: string | undefined;
+}
+
+export const REFRESH_GRACE_MS = 60_000;
+const LOCK_MS = 10_000;
+const WAIT_MS = 5_000;
+const POLL_MS = 15;
+
+type RotationDeps = Pick<DomainDeps, 'cache' | 'cipher' | 'db' | 'logger'>;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class RefreshRotations {
+  constructor(
+    private readonly deps: RotationDeps,
+    private readonly signingKey: () => SigningKey,
+  ) {}
+
+  /**
+   * Exchanges `refreshToken` for the public client `clientId` (null: the client authenticated,
+   * which gets no grace), through `forward` (the provider) unless a rotation of it is remembered.
+   */
+  async exchange(refreshToken: string, clientId: string | null, forward: () => Promise<TokenAnswer>): Promise<TokenAnswer> {
+    const hash = hashToken(refreshToken);
+    const lockKey = `oauth:rt:lock:${hash}`;
+    const rotationKey = `oauth:rt:next:${hash}`;
+    const owner = randomUUID();
+    let locked: boolean;
+    try {
+      locked = await this.acquire(lockKey, owner);
+    } catch (err) {
+      this.deps.logger.warn({ err: (err as Error).message }, 'refresh without taking turns: the cache is unreachable');
+      return forward();
+    }
+    if (!locked) return busy();
+    try {
+      const remembered = await this.deps.cache.get(rotationKey);
+      if (remembered !== null) {
+        const again = clientId === null ? null : await this.again(JSON.parse(remembered) as Rotation, clientId);
+        return again ?? forward();
+      }
+      const answer = await forward();
+      if (answer.status === 200 && clientId !== null) await this.remember(rotationKey, clientId, answer);
+      return answer;
+    } finally {
+      await this.deps.cache.del(lockKey).catch(() => undefined);
+    }
+  }
+
+  private async acquire(key: string, owner: string): Promise<boolean> {
+    const deadline = Date.now() + WAIT_MS;
+    for (;;) {
+      if (await this.deps.cache.setIfAbsent(key, owner, LOCK_MS)) return true;
+      if (Date.now() >= deadline) return false;
+      await sleep(POLL_MS);
+    }
+  }
+
+  private async remember(key: string, clientId: string, answer: TokenAnswer): Promise<void> {
+    const body = JSON.parse(answer.body.toString('utf8')) as { access_token?: unknown; refresh_token?: unknown; expires_in?: unknown; scope?: unknown };
+    if (typeof body.refresh_token !== 'string' || typeof body.access_token !== 'string') return;
+    const rotation: Rotation = {
+      clientId,
+      successor: this.deps.cipher.seal(body.refresh_token),
+      claims: decodeJwt(body.access_token),
+      expiresIn: typeof body.expires_in === 'number' ? body.expires_in : 3600,
+      scope: typeof body.scope === 'string' ? body.scope : undefined,
+    };
+    await this.deps.cache.set(key, JSON.stringify(rotation), REFRESH_GRACE_MS);
+  }
+
+  /** The remembered rotation's answer again, with a new access token; null when it does not apply. */
+  private async again(rotation: Rotation, clientId: string): Promise<TokenAnswer | null> {
+    if (rotation.clientId !== clientId) return null;
+    const successor = this.deps.cipher.open(rotation.successor);
+    // Used meanwhile (or revoked): the old token is plain reuse now.
+    const live = await findModel(this.deps.db, 'RefreshToken', hashToken(successor), new Date());
+    if (live === null || live.consumed) return null;
+    const key = this.signingKey();
+    const { jti: _jti, iat: _iat, exp: _exp, nbf: _nbf, ...claims } = rotation.claims;
+    const accessToken = await new SignJWT(claims)
+      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
+      .setJti(randomUUID())
+      .setIssuedAt()
+      .setExpirationTime(`${rotation.expiresIn}s`)
+      .sign(await importJWK(key.privateJwk, key.alg));
+    const body = { access_token: accessToken, expires_in: rotation.expiresIn, token_type: 'Bearer', refresh_token: successor, ...(rotation.scope ? { scope: rotation.scope } : {}) };
+    return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', pragma: 'no-cache' }, body: Buffer.from(JSON.stringify(body)) };
+  }
+}
+
+function busy(): TokenAnswer {
+  const body = { error: 'temporarily_unavailable', error_description: 'This refresh token is being exchanged right now. Try again in a moment.' };
+  return { status: 503, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '1' }, body: Buffer.from(JSON.stringify(body)) };
+}
