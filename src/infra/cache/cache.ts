@@ -48,6 +48,14 @@ export interface Cache {
   /** Subscribes to a channel; returns a function that unsubscribes. */
   subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;
   ping(): Promise<void>;
+  /**
+   * Since when (performance.now()) the cache has answered without a break: after it was last
+   * found unreachable (a command failed, a connection dropped), when it answered again;
+   * Infinity while it is unreachable; 0 when it never was. An entry read now may have been
+   * written before a change that could not reach the cache meanwhile, so whatever vouches for
+   * it must have been read after this (a credential's revocation epoch, sessions/session.ts).
+   */
+  reachableSince(): number;
   close(): Promise<void>;
 }
 

@@ -137,6 +137,11 @@ export class MemoryCache implements Cache {
 
   async ping(): Promise<void> {}
 
+  /** In the process: never unreachable. */
+  reachableSince(): number {
+    return 0;
+  }
+
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.entries.clear();

@@ -166,6 +166,8 @@ export class RedisCache implements Cache {
   private subscriber: Redis | Cluster | null = null;
   private readonly handlers = new Map<string, Set<(m: string) => void>>();
   private readonly cluster: boolean;
+  /** See reachableSince(). */
+  private answeringSince = 0;
 
   private constructor(
     private readonly client: Client,
@@ -174,6 +176,46 @@ export class RedisCache implements Cache {
     private readonly waitTimeoutMs: number,
   ) {
     this.cluster = target.mode === 'cluster';
+    // A dropped connection is an outage even when no command noticed it (an instance without
+    // traffic meanwhile); a failed command (a timeout: Redis silent) is one too (failed()).
+    const lost = () => {
+      this.answeringSince = Number.POSITIVE_INFINITY;
+    };
+    client.on('close', lost);
+    client.on('error', lost);
+    client.on('node error', lost);
+    client.on('ready', () => this.answered());
+  }
+
+  /**
+   * Since when Redis has answered without a break (Cache.reachableSince): a revocation made
+   * while it was unreachable could not write its tombstone, so the entries read from it after
+   * that are vouched for only by a revocation epoch read since (sessions/session.ts).
+   */
+  reachableSince(): number {
+    return this.answeringSince;
+  }
+
+  /** Redis answered: the first answer after an outage starts a new period. */
+  private answered(): void {
+    if (this.answeringSince === Number.POSITIVE_INFINITY) this.answeringSince = performance.now();
+  }
+
+  /** A command failed: Redis is taken as unreachable until it answers again. */
+  private failed(err: unknown): unknown {
+    this.answeringSince = Number.POSITIVE_INFINITY;
+    return err;
+  }
+
+  /** A command's result, noting whether Redis answered. */
+  private async tracked<T>(op: Promise<T>): Promise<T> {
+    try {
+      const result = await op;
+      this.answered();
+      return result;
+    } catch (err) {
+      throw this.failed(err);
+    }
   }
 
   static async connect(where: RedisTarget | string, opts: RedisCacheOptions = {}): Promise<RedisCache> {
@@ -211,28 +253,37 @@ export class RedisCache implements Cache {
   }
 
   async get(key: string): Promise<string | null> {
-    return this.client.get(key);
+    // Inline rather than tracked(): every authenticated request's credential check reads here.
+    try {
+      const value = await this.client.get(key);
+      this.answered();
+      return value;
+    } catch (err) {
+      throw this.failed(err);
+    }
   }
 
   async getMany(keys: readonly string[]): Promise<(string | null)[]> {
     if (keys.length === 0) return [];
     if (this.cluster) assertOneSlot(...keys);
-    return this.client.mget(...keys);
+    return this.tracked(this.client.mget(...keys));
   }
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {
-    await this.client.set(key, value, 'PX', Math.max(1, Math.ceil(ttlMs)));
+    await this.tracked(this.client.set(key, value, 'PX', Math.max(1, Math.ceil(ttlMs))));
   }
 
   async setReplicated(key: string, value: string, ttlMs: number): Promise<void> {
     if (this.waitReplicas === 0) return this.set(key, value, ttlMs);
     // One pipeline on the key's master: the write, then WAIT for its replicas. Asynchronous
     // replication could otherwise lose the write to a failover that promotes a replica.
-    const res = await this.client
-      .pipeline()
-      .set(key, value, 'PX', Math.max(1, Math.ceil(ttlMs)))
-      .wait(this.waitReplicas, this.waitTimeoutMs)
-      .exec();
+    const res = await this.tracked(
+      this.client
+        .pipeline()
+        .set(key, value, 'PX', Math.max(1, Math.ceil(ttlMs)))
+        .wait(this.waitReplicas, this.waitTimeoutMs)
+        .exec(),
+    );
     const failed = res?.find(([err]) => err);
     if (!res || failed) throw failed?.[0] ?? new Error('redis pipeline aborted');
     const acked = Number(res[1]?.[1]);
@@ -240,29 +291,29 @@ export class RedisCache implements Cache {
   }
 
   async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
-    return (await this.client.set(key, value, 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX')) === 'OK';
+    return (await this.tracked(this.client.set(key, value, 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX'))) === 'OK';
   }
 
   async take(key: string): Promise<string | null> {
-    return this.client.getdel(key);
+    return this.tracked(this.client.getdel(key));
   }
 
   async del(...keys: string[]): Promise<void> {
     if (keys.length === 0) return;
     if (!this.cluster) {
-      await this.client.del(...keys);
+      await this.tracked(this.client.del(...keys));
       return;
     }
     // A DEL of keys in several slots is a CROSSSLOT error: one DEL per slot.
-    await Promise.all(this.bySlot(keys.length, (i) => keys[i]!).map((group) => this.client.del(...group.map((i) => keys[i]!))));
+    await this.tracked(Promise.all(this.bySlot(keys.length, (i) => keys[i]!).map((group) => this.client.del(...group.map((i) => keys[i]!)))));
   }
 
   async setUnless(key: string, value: string, ttlMs: number, unless: string): Promise<void> {
-    await this.client.setUnless(key, value, String(Math.max(1, Math.round(ttlMs))), unless);
+    await this.tracked(this.client.setUnless(key, value, String(Math.max(1, Math.round(ttlMs))), unless));
   }
 
   async hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }> {
-    const [count, ttl] = await this.client.hitCounter(key, String(windowMs));
+    const [count, ttl] = await this.tracked(this.client.hitCounter(key, String(windowMs)));
     return { count, resetMs: ttl > 0 ? ttl : windowMs };
   }
 
@@ -270,10 +321,8 @@ export class RedisCache implements Cache {
     const out: { count: number; resetMs: number }[] = new Array(counters.length);
     await Promise.all(
       this.bySlot(counters.length, (i) => counters[i]!.key).map(async (group) => {
-        const flat = await this.client.hitCounters(
-          group.length,
-          ...group.map((i) => counters[i]!.key),
-          ...group.map((i) => String(counters[i]!.windowMs)),
+        const flat = await this.tracked(
+          this.client.hitCounters(group.length, ...group.map((i) => counters[i]!.key), ...group.map((i) => String(counters[i]!.windowMs))),
         );
         group.forEach((i, j) => {
           const ttl = flat[2 * j + 1]!;
@@ -286,9 +335,11 @@ export class RedisCache implements Cache {
 
   async settleCounters(unhit: readonly string[], del: readonly string[]): Promise<void> {
     const keys = [...unhit, ...del];
-    await Promise.all(
-      this.bySlot(keys.length, (i) => keys[i]!).map((group) =>
-        this.client.settleCounters(group.length, ...group.map((i) => keys[i]!), group.filter((i) => i < unhit.length).length),
+    await this.tracked(
+      Promise.all(
+        this.bySlot(keys.length, (i) => keys[i]!).map((group) =>
+          this.client.settleCounters(group.length, ...group.map((i) => keys[i]!), group.filter((i) => i < unhit.length).length),
+        ),
       ),
     );
   }
@@ -312,7 +363,7 @@ export class RedisCache implements Cache {
   }
 
   async peek(key: string): Promise<{ count: number; resetMs: number } | null> {
-    const res = await this.client.peekCounter(key);
+    const res = await this.tracked(this.client.peekCounter(key));
     if (res === null) return null;
     const [value, ttl] = res;
     if (ttl <= 0) return null;
@@ -322,16 +373,16 @@ export class RedisCache implements Cache {
   async getVersioned(versionKey: string, dataPrefix: string): Promise<{ version: string; value: string | null }> {
     // The script reads `dataPrefix .. version`, a key it cannot declare: it must share the slot.
     if (this.cluster) assertOneSlot(versionKey, `${dataPrefix}0`);
-    const [version, value] = await this.client.getVersioned(versionKey, dataPrefix);
+    const [version, value] = await this.tracked(this.client.getVersioned(versionKey, dataPrefix));
     return { version, value };
   }
 
   async bump(versionKey: string, ttlMs: number): Promise<void> {
-    await this.client.bumpVersion(versionKey, String(Math.max(1, Math.ceil(ttlMs))));
+    await this.tracked(this.client.bumpVersion(versionKey, String(Math.max(1, Math.ceil(ttlMs)))));
   }
 
   async publish(channel: string, message: string): Promise<void> {
-    await this.client.publish(channel, message);
+    await this.tracked(this.client.publish(channel, message));
   }
 
   async subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>> {
@@ -367,7 +418,7 @@ export class RedisCache implements Cache {
   }
 
   async ping(): Promise<void> {
-    await this.client.ping();
+    await this.tracked(this.client.ping());
   }
 
   async close(): Promise<void> {
