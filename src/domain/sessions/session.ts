@@ -4,8 +4,9 @@
 // over the cache entry, so a revoked token fails on its very next request on any instance, even
 // if a concurrent miss was about to re-cache it; a tombstone that cannot be written (Redis
 // unreachable) bumps the revocation epoch instead (revocation-epoch.ts), and a cached entry of an
-// older epoch is not trusted. Sliding 30-day lifetime within an absolute 90 days; last_seen_at is
-// written at most once a minute.
+// older epoch is not trusted; after an outage of the cache, nor is one whose epoch was read before
+// the cache answered again (it may predate a bump made during the outage). Sliding 30-day
+// lifetime within an absolute 90 days; last_seen_at is written at most once a minute.
 import { orFallback, type Cache } from '../../infra/cache/cache.js';
 import { generateTimeOrderedToken, isWellFormedTimeOrderedToken, timeOrderedTokenKey } from '../../infra/crypto/tokens.js';
 import { timeOrderedUuid } from '../../infra/crypto/random.js';
@@ -79,9 +80,13 @@ export function newSession(now: Date, userAgent: string): { token: string; sessi
   };
 }
 
-/** The memory cache is one instance's own: its tombstones cannot be lost, so no epoch is needed. */
-function epochOf(deps: Pick<SessionDeps, 'db' | 'cache'>): number | Promise<number> {
-  return deps.cache.kind === 'memory' ? 0 : revocationEpoch(deps.db).current();
+/**
+ * The revocation epoch an entry is cached under, or checked against: read after `since`
+ * (revocation-epoch.ts). The memory cache is one instance's own: its tombstones cannot be lost,
+ * so no epoch is needed.
+ */
+function epochOf(deps: Pick<SessionDeps, 'db' | 'cache'>, since = 0): number | Promise<number> {
+  return deps.cache.kind === 'memory' ? 0 : revocationEpoch(deps.db).current(since);
 }
 
 export async function validateSessionToken(deps: SessionDeps, token: string): Promise<ValidSession | null> {
@@ -117,8 +122,11 @@ export async function readThrough<T extends { epoch: number }>(deps: SessionDeps
   const key = cacheKey(tokenHash);
   const cached = await orFallback(deps.cache.get(key), null);
   if (cached === REVOKED) return null;
-  const epoch = await epochOf(deps);
   const hit: T | null = cached ? kind.revive(cached) : null;
+  // A hit is vouched for only by an epoch read since the cache last answered again after an
+  // outage: a revocation made during it could not tombstone the entry, and its bump may be newer
+  // than an epoch this instance read before or during the outage.
+  const epoch = await epochOf(deps, hit === null ? 0 : deps.cache.reachableSince());
   // Cached before a revocation that could not reach the cache (or the epoch is unknown): ask the database.
   const stale = hit !== null && (hit.epoch !== epoch || epoch < 0);
   if (hit && !stale) return hit;
