@@ -1,6 +1,7 @@
 // Who is calling: the `session` cookie (dashboard) or `Authorization: Bearer` (API clients: a
-// session token, or a `tsk_` service token with its scopes), validated once per request, before
-// any handler runs, through the same credential cache. A
+// session token, or a `tsk_` service token with its scopes), validated once per request, through
+// the same credential cache, as soon as the request arrives: before its body is read or parsed,
+// so a signed-in path can refuse a stranger with 401 whatever the body (rest/mount.ts). A
 // cookie-authenticated cross-site write is refused before that (cors.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientInfo, Viewer } from '../../domain/context.js';
@@ -59,7 +60,9 @@ export async function authenticate(deps: SessionDeps, credential: Credential | n
 export function registerSessionAuth(app: FastifyInstance, deps: SessionDeps & { config: Pick<Config, 'allowedOrigins' | 'secureCookies'> }): void {
   app.decorateRequest('viewer', null);
   app.decorateRequest('credentialVia', null);
-  app.addHook('preHandler', async (req) => {
+  // onRequest, not preHandler: the body is parsed between the two, and a malformed or non-JSON
+  // body must not answer 400/415 before the missing credential answers 401.
+  app.addHook('onRequest', async (req) => {
     const credential = readCredential(req, deps.config);
     req.credentialVia = credential?.via ?? null;
     assertSameSiteWrite(req, deps.config, req.credentialVia);

@@ -4,11 +4,18 @@
 // problem+json through the same classification GraphQL uses. The JSON body is checked against the operation's own
 // variable definitions first, so a REST client hears about its field (`current_password`), not
 // GraphQL's variable (`$currentPassword`).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+//
+// Credentials come before the body: a route that is not `public` refuses a request without a
+// valid session or token with 401 as soon as it arrives (an onRequest hook, after session-auth.ts
+// has read the credential), before Fastify reads the body, so neither a missing field (400), nor
+// malformed JSON (400), nor another media type (415) answers first. Only a body declared over
+// 64 KiB is refused before that (413), like the other limits of the transport.
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { type DocumentNode, type GraphQLSchema, Kind, type OperationDefinitionNode, type TypeNode, validate } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { badRequest, notFound } from '../../domain/errors.js';
-import { classifyError } from '../errors.js';
+import { badRequest, notFound, unauthenticated } from '../../domain/errors.js';
+import { BODY_LIMIT, bodyTooLarge, classifyError } from '../errors.js';
+import { bearerChallenge } from '../http/bearer.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import { sendProblem } from '../http/problem.js';
 import type { RestRoute } from './route.js';
@@ -134,6 +141,25 @@ function variablesOf(route: RestRoute, rules: Map<string, VariableRule>, req: Fa
   return variables;
 }
 
+/** A body whose Content-Length is over the limit: refused unread, whoever sends it. */
+function declaredTooLarge(req: FastifyRequest): boolean {
+  const length = req.headers['content-length'];
+  return length !== undefined && Number(length) > BODY_LIMIT;
+}
+
+/**
+ * The signed-in gate of every route that is not `public`: no valid session or token, 401 before
+ * the body is read (with the RFC 6750 challenge: `invalid_token` when a bearer token was
+ * presented). The viewer was set by the application's onRequest hook (session-auth.ts), which
+ * runs before a route's own.
+ */
+const signedInFirst: onRequestAsyncHookHandler = async (req, reply) => {
+  if (req.viewer) return;
+  if (declaredTooLarge(req)) throw bodyTooLarge();
+  sendProblem(reply, unauthenticated(), { 'www-authenticate': bearerChallenge(req.credentialVia === 'bearer') });
+  return reply;
+};
+
 export function mountRest(
   app: FastifyInstance,
   schema: GraphQLSchema,
@@ -145,6 +171,7 @@ export function mountRest(
     app.route({
       method: route.method,
       url: route.url,
+      ...(route.public ? {} : { onRequest: signedInFirst }),
       handler: async (req, reply) => {
         const refused = tokenScopeError(schema, document, req.viewer);
         if (refused) return sendProblem(reply, refused);

@@ -1,6 +1,8 @@
 // A REST route is data: method + path, the GraphQL operation it runs, where its variables come
-// from, how the answer is shaped and what it may answer. Auth, validation and error codes stay in
-// the resolvers; the OpenAPI document (openapi.ts) is printed from these same fields.
+// from, how the answer is shaped and what it may answer. A route that is not `public` refuses a
+// caller without a valid session or token before its body is read (mount.ts); finer checks
+// (scopes, recent authentication, ownership) and error codes stay in the resolvers. The OpenAPI
+// document (openapi.ts) is printed from these same fields.
 import type { TadaDocumentNode } from 'gql.tada';
 import type { z } from 'zod';
 import { unauthenticated } from '../../domain/errors.js';
