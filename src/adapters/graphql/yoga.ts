@@ -11,6 +11,7 @@ import { OnePasswordPerRequest } from './password-budget.js';
 import { schema } from './schema.js';
 import { asGraphQLError, tokenScopeError } from './token-scopes.js';
 import { GRAPHIQL_CSP, renderLocalGraphiQL } from '../console/graphiql.js';
+import { bearerChallenge } from '../http/bearer.js';
 
 export interface YogaServerContext {
   req: FastifyRequest;
@@ -56,6 +57,18 @@ const tokenScopes: Plugin = {
   },
 };
 
+// A bearer token that did not authenticate (unknown, expired, revoked) is answered as signed out,
+// as ever (`me: null`, UNAUTHENTICATED errors, HTTP 200), and the answer says why: RFC 6750's
+// `invalid_token` challenge (API.md section 13a; RFC 7235 section 4.1 allows the header on any
+// answer), so a client can tell a dead token from a signed-out query. Cookies and anonymous
+// requests get no challenge.
+const invalidTokenChallenge: Plugin<Record<string, unknown>, YogaServerContext> = {
+  onResponse: ({ serverContext, response }) => {
+    const { req } = serverContext;
+    if (req.credentialVia === 'bearer' && req.viewer === null) response.headers.set('www-authenticate', bearerChallenge(true));
+  },
+};
+
 const noIntrospection: Plugin = {
   onValidate: ({ addValidationRule }) => {
     addValidationRule(NoSchemaIntrospectionCustomRule);
@@ -82,6 +95,7 @@ export function createGraphQLServer(opts: {
     context: ({ req, reply }) => opts.context({ req, reply }),
     plugins: [
       graphiqlHeaders,
+      invalidTokenChallenge,
       tokenScopes,
       onePasswordPerRequest,
       ...(opts.introspection ? [] : [noIntrospection]),

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fromIp, randomIp, useSignedIn } from '../../support/accounts.js';
+import { gql } from '../../support/graphql.js';
 import type { Reply, RequestOptions } from '../../support/http.js';
 import { assertProblem } from '../../support/problem.js';
 import { useServer } from '../../support/server.js';
@@ -132,4 +133,26 @@ test('answers that are not about the credential carry no token error', async () 
   const login = await s.request('/auth/login', { method: 'POST', bearer: 'not-a-session-token', body: { email: a.email, password: 'not the password' }, headers: fromIp(randomIp()) });
   assertProblem(login, 401, 'UNAUTHENTICATED');
   assert.equal(login.headers['www-authenticate'], undefined);
+});
+
+test('GraphQL: an unknown bearer token is answered as signed out, with WWW-Authenticate invalid_token', async () => {
+  // The status stays what GraphQL answers a signed-out caller (200, `me: null`); the header tells
+  // the client its token was not accepted (RFC 7235 section 4.1 allows it on any answer).
+  const unknown = await gql(s, '{ me { email } }', {}, { bearer: 'not-a-session-token' });
+  assert.equal(unknown.status, 200);
+  assert.equal(unknown.json.data.me, null);
+  assert.equal(unknown.headers['www-authenticate'], 'Bearer error="invalid_token"');
+  const mutation = await gql(s, 'mutation { logoutAll }', {}, { bearer: 'not-a-session-token' });
+  assert.equal(mutation.json.errors?.[0]?.extensions?.code, 'UNAUTHENTICATED');
+  assert.equal(mutation.headers['www-authenticate'], 'Bearer error="invalid_token"');
+  // A valid token, a cookie-only or anonymous request: no challenge.
+  const valid = await gql(s, '{ me { email } }', {}, { bearer: a.token });
+  assert.equal(valid.json.data.me.email, a.email);
+  assert.equal(valid.headers['www-authenticate'], undefined);
+  const anonymous = await gql(s, '{ me { email } }');
+  assert.equal(anonymous.json.data.me, null);
+  assert.equal(anonymous.headers['www-authenticate'], undefined);
+  const staleCookie = await gql(s, '{ me { email } }', {}, { cookie: 'session=not-a-session-token' });
+  assert.equal(staleCookie.json.data.me, null);
+  assert.equal(staleCookie.headers['www-authenticate'], undefined);
 });
