@@ -5,6 +5,7 @@ import pino, { type Logger } from 'pino';
 import type { DomainDeps } from './domain/context.js';
 import { systemClock } from './domain/clock.js';
 import { wireAccountView } from './domain/accounts/account-view.js';
+import { wireIntrospections } from './domain/oauth/introspection-cache.js';
 import { startRetention } from './domain/retention/retention.js';
 import { SessionTouches } from './domain/sessions/touches.js';
 import { EXPIRY_STEP_MS, SESSION_ABSOLUTE_LIFETIME_MS } from './domain/sessions/session.js';
@@ -105,6 +106,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   mailWorker.start();
   const events = new DomainEvents(logger);
   wireAccountView({ events, cache });
+  wireIntrospections({ events, cache, db: database.prisma });
   const background = new BackgroundWork(logger);
   // What is past its time goes: hourly, in bounded batches, one instance at a time (a lease).
   const stopRetention = startRetention({ sql: database.sql, clock, logger });

@@ -29,7 +29,11 @@ const SINGLE_USE = new Set(['AuthorizationCode', 'RefreshToken']);
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
-export function modelAdapter(db: Db, errors: typeof OidcErrors, cipher: Cipher): (kind: string) => Adapter {
+/**
+ * `revoked` runs after a grant was revoked through the provider (reuse, RFC 7009), so cached
+ * introspection answers stop vouching for its tokens (domain/oauth/introspection-cache.ts).
+ */
+export function modelAdapter(db: Db, errors: typeof OidcErrors, cipher: Cipher, revoked: () => Promise<void>): (kind: string) => Adapter {
   return (kind) => {
     const plain = PLAIN_IDS.has(kind);
     /** The stored id: the credential's hash, or the id itself for grants and clients. */
@@ -76,14 +80,19 @@ export function modelAdapter(db: Db, errors: typeof OidcErrors, cipher: Cipher):
         const key = keyOf(id);
         if ((await consumeModel(db, kind, key, new Date())) || !SINGLE_USE.has(kind)) return;
         const grantId = await grantIdOf(db, kind, key);
-        if (grantId !== null) await deleteGrantAndModels(db, grantId);
+        if (grantId !== null) {
+          await deleteGrantAndModels(db, grantId);
+          await revoked();
+        }
         throw new errors.InvalidGrant(`${kind === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`);
       },
       async destroy(id) {
         await destroyModel(db, kind, keyOf(id));
+        if (kind === 'Grant') await revoked();
       },
       async revokeByGrantId(grantId) {
         await destroyGrantModels(db, grantId);
+        await revoked();
       },
     };
   };

@@ -17,6 +17,7 @@ import { findGrant, setGrantTunnel } from '../../domain/oauth/store.js';
 import { requireRecentAuth } from '../../domain/sessions/recent-auth.js';
 import { ensureSigningKeys, jwksOf, type SigningKey } from '../../domain/oauth/signing-keys.js';
 import { RefreshRotations } from './refresh-rotation.js';
+import { cachedIntrospection, type Introspection } from '../../domain/oauth/introspection-cache.js';
 import { createLocalJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { MCP_SCOPE } from '../../domain/cards/card.js';
 import { bindingKey, cookieKeyOf, createOAuthProvider, loadOidcProvider, OAUTH_COOKIES, TTL, withLibraryNotices, type OAuthDeps } from './provider.js';
@@ -33,10 +34,7 @@ export interface ConsentRequest {
   allowed: boolean;
 }
 
-/** RFC 7662 answers: inactive says nothing else. */
-export type Introspection =
-  | { active: false }
-  | { active: true; sub: string; aud: string; client_id: string; scope: string; exp: number; email: string };
+export type { Introspection } from '../../domain/oauth/introspection-cache.js';
 
 const INACTIVE: Introspection = { active: false };
 
@@ -105,9 +103,15 @@ export class OAuthServer {
    */
   async introspect(token: string): Promise<Introspection> {
     if (!this.running) throw unavailableHere();
+    const running = this.running;
+    return cachedIntrospection(this.deps, token, () => this.introspectAnew(running, token));
+  }
+
+  /** The answer from the token itself and the database (cachedIntrospection keeps active ones). */
+  private async introspectAnew(running: Running, token: string): Promise<Introspection> {
     let payload: Record<string, unknown>;
     try {
-      ({ payload } = await jwtVerify(token, this.running.verifyKeys, { issuer: this.deps.config.baseUrl, typ: 'at+jwt' }));
+      ({ payload } = await jwtVerify(token, running.verifyKeys, { issuer: this.deps.config.baseUrl, typ: 'at+jwt' }));
     } catch {
       return INACTIVE;
     }

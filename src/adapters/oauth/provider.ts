@@ -11,6 +11,7 @@ import { MCP_SCOPE } from '../../domain/cards/card.js';
 import { oauthResource } from '../../domain/oauth/resources.js';
 import { grantTunnelId, keepClient, touchGrant } from '../../domain/oauth/store.js';
 import { allowedAccount } from '../../domain/oauth/resources.js';
+import { invalidateIntrospections } from '../../domain/oauth/introspection-cache.js';
 import type { KeySet } from '../../domain/oauth/signing-keys.js';
 import type { Config } from '../../infra/config.js';
 import { modelAdapter } from './model-adapter.js';
@@ -129,7 +130,7 @@ export function createOAuthProvider(oidc: OidcModule, deps: OAuthDeps, keys: Key
   const { Provider, errors } = oidc;
   const { config } = deps;
   const configuration: Configuration = {
-    adapter: modelAdapter(deps.db, errors, deps.cipher),
+    adapter: modelAdapter(deps.db, errors, deps.cipher, () => invalidateIntrospections(deps)),
     jwks: { keys: keys.published.map((k) => k.privateJwk) } as Configuration['jwks'],
     routes: {
       authorization: '/oauth/authorize',

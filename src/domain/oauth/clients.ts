@@ -6,6 +6,7 @@
 import type { DomainDeps } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
 import { generateToken } from '../../infra/crypto/tokens.js';
+import { invalidateIntrospections } from './introspection-cache.js';
 import { deleteClientModels, insertClient, selectOperatorClients, type StoredClient } from './store.js';
 
 /** The metadata property only an operator registration sets: this client keeps its secret. */
@@ -80,6 +81,7 @@ export async function listOperatorClients(deps: Pick<DomainDeps, 'db'>): Promise
   }));
 }
 
-export async function deleteOperatorClient(deps: Pick<DomainDeps, 'db'>, clientId: string): Promise<void> {
+export async function deleteOperatorClient(deps: Pick<DomainDeps, 'db' | 'cache'>, clientId: string): Promise<void> {
   if (!clientId.startsWith(OPERATOR_CLIENT_PREFIX) || !(await deleteClientModels(deps.db, clientId))) throw notFound('No such client.');
+  await invalidateIntrospections(deps);
 }

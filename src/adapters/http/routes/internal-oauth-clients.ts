@@ -17,7 +17,7 @@ const json = (c: OperatorClient) => ({
   created_at: c.createdAt.toISOString(),
 });
 
-export function registerInternalOAuthClientRoutes(app: FastifyInstance, deps: Pick<DomainDeps, 'db' | 'cipher' | 'clock'>, internalApiToken: string | null): void {
+export function registerInternalOAuthClientRoutes(app: FastifyInstance, deps: Pick<DomainDeps, 'db' | 'cipher' | 'clock' | 'cache'>, internalApiToken: string | null): void {
   if (!internalApiToken) return;
   const operator = async (req: FastifyRequest) => {
     if (!hasBearer(req.headers.authorization, internalApiToken)) throw unauthenticated('The internal API token is required.');
