@@ -40,7 +40,7 @@ const TAGS: { name: string; prefixes: string[]; description: string }[] = [
   { name: 'Sessions', prefixes: ['/api/sessions', '/auth/logout'], description: 'Signed-in sessions (API.md section 4).' },
   { name: 'Service tokens', prefixes: ['/api/tokens', '/api/device/'], description: 'Service tokens for the CLI and CI, and the approval side of the device grant (API.md section 12).' },
   { name: 'Tunnels', prefixes: ['/api/tunnels', '/internal/tunnels/'], description: 'Tunnels, their cards and their access rules (API.md sections 4 and 13).' },
-  { name: 'OAuth for tunnels', prefixes: ['/api/oauth/'], description: 'Consent and authorized applications for OAuth-protected tunnels (API.md section 13).' },
+  { name: 'OAuth for tunnels', prefixes: ['/api/oauth/', '/internal/oauth/'], description: 'Consent and authorized applications for OAuth-protected tunnels (API.md section 13).' },
   { name: 'Webhooks', prefixes: ['/api/webhooks'], description: 'Signed event delivery, Standard Webhooks 1.0 (API.md section 15).' },
   { name: 'Account', prefixes: ['/auth/', '/api/account'], description: 'Sign-up, sign-in, verification, password and email, slug, deletion (API.md sections 4 and 7a).' },
   { name: 'Server Cards', prefixes: ['/.well-known/'], description: 'The public discovery document of a discoverable tunnel, on its host and custom domain (SPEC 4.3).' },
@@ -419,6 +419,61 @@ const MAINTENANCE_SCHEMA: Json = {
   },
 };
 
+/** Operator-registered OAuth clients (API.md section 13a), with INTERNAL_API_TOKEN. */
+function operatorClientPaths(): Record<string, Json> {
+  const json = (schema: Json) => ({ 'application/json': { schema } });
+  const client: Json = {
+    type: 'object',
+    required: ['client_id', 'client_name', 'redirect_uris', 'application_type', 'confidential', 'created_at'],
+    properties: {
+      client_id: { type: 'string' },
+      client_name: { type: 'string' },
+      redirect_uris: { type: 'array', items: { type: 'string' } },
+      application_type: { enum: ['web', 'native'] },
+      confidential: { type: 'boolean' },
+      created_at: { type: 'string', format: 'date-time' },
+      client_secret: { type: 'string', description: 'A confidential client\'s secret: in the answer to its registration only.' },
+    },
+  };
+  const op = (operationId: string, summary: string, rest: Json): Json => ({ operationId, summary, tags: ['OAuth for tunnels'], security: [{ internalToken: [] }], ...rest });
+  const denied = { '401': problem('INTERNAL_API_TOKEN is required.'), '5XX': SERVER_FAULT };
+  return {
+    '/internal/oauth/clients': {
+      post: op('registerOAuthClient', 'Register a client that cannot register itself; a confidential one gets a secret, shown once.', {
+        requestBody: {
+          required: true,
+          content: json({
+            type: 'object',
+            required: ['client_name', 'redirect_uris'],
+            properties: {
+              client_name: { type: 'string', maxLength: 100 },
+              redirect_uris: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'string' } },
+              application_type: { enum: ['web', 'native'] },
+              confidential: { type: 'boolean' },
+            },
+          }),
+        },
+        responses: {
+          '201': { description: 'The client, with its secret when confidential.', content: json(client) },
+          '400': problem('A missing name, bad redirect URIs or an unknown application type.'),
+          '413': problem('The body is over 64 KiB.'),
+          '415': problem('The body is not application/json.'),
+          ...denied,
+        },
+      }),
+      get: op('listOAuthClients', 'The operator-registered clients (no secrets).', {
+        responses: { '200': { description: 'The clients.', content: json({ type: 'object', required: ['clients'], properties: { clients: { type: 'array', items: client } } }) }, ...denied },
+      }),
+    },
+    '/internal/oauth/clients/{id}': {
+      delete: op('deleteOAuthClient', 'Delete a client; its grants and what they issued are revoked.', {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '204': { description: 'Deleted.' }, '404': problem('No such client.'), ...denied },
+      }),
+    },
+  };
+}
+
 /** The operators' incident and maintenance API (API.md section 17), with INTERNAL_API_TOKEN. */
 function operatorStatusPaths(): Record<string, Json> {
   const json = (schema: Json) => ({ 'application/json': { schema } });
@@ -576,6 +631,7 @@ function plainPaths(): Record<string, Json> {
       },
     },
     ...operatorStatusPaths(),
+    ...operatorClientPaths(),
     '/readyz': {
       get: {
         operationId: 'readiness',

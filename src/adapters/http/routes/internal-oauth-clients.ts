@@ -2,11 +2,11 @@
 // POST, GET and DELETE /internal/oauth/clients. Without the token configured the routes do not
 // exist, so /internal/* answers 404 like any unknown path. The decisions live in
 // src/domain/oauth/clients.ts.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { DomainDeps } from '../../../domain/context.js';
-import { badRequest, unauthenticated } from '../../../domain/errors.js';
+import { badRequest } from '../../../domain/errors.js';
 import { deleteOperatorClient, listOperatorClients, registerOperatorClient, type OperatorClient } from '../../../domain/oauth/clients.js';
-import { hasBearer } from '../bearer.js';
+import { requireInternalToken } from '../bearer.js';
 
 const json = (c: OperatorClient) => ({
   client_id: c.clientId,
@@ -19,9 +19,7 @@ const json = (c: OperatorClient) => ({
 
 export function registerInternalOAuthClientRoutes(app: FastifyInstance, deps: Pick<DomainDeps, 'db' | 'cipher' | 'clock' | 'cache'>, internalApiToken: string | null): void {
   if (!internalApiToken) return;
-  const operator = async (req: FastifyRequest) => {
-    if (!hasBearer(req.headers.authorization, internalApiToken)) throw unauthenticated('The internal API token is required.');
-  };
+  const operator = requireInternalToken(internalApiToken);
   app.post('/internal/oauth/clients', { onRequest: operator }, async (req, reply) => {
     if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) throw badRequest('Send a JSON object.');
     const { client, secret } = await registerOperatorClient(deps, req.body as Record<string, unknown>);

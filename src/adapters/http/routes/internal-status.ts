@@ -1,8 +1,7 @@
 // The operators' status API (API.md section 17) on the API host, with INTERNAL_API_TOKEN like the
 // edge's call: incidents, their updates, planned maintenance. Without the token configured the
 // routes do not exist (/internal/* answers 404 like any unknown path).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { unauthenticated } from '../../../domain/errors.js';
+import type { FastifyInstance } from 'fastify';
 import {
   addIncidentUpdate,
   createIncident,
@@ -12,29 +11,23 @@ import {
   maintenanceJson,
   type IncidentWriteDeps,
 } from '../../../domain/status/incidents.js';
-import { hasBearer } from '../bearer.js';
+import { requireInternalToken } from '../bearer.js';
 
 type IdParams = { Params: { id: string } };
 
 export function registerInternalStatusRoutes(app: FastifyInstance, deps: IncidentWriteDeps, internalApiToken: string | null): void {
   if (!internalApiToken) return;
-  const operator = (req: FastifyRequest) => {
-    if (!hasBearer(req.headers.authorization, internalApiToken)) throw unauthenticated('The internal API token is required.');
-  };
-  app.post('/internal/status/incidents', async (req, reply) => {
-    operator(req);
+  const operator = { onRequest: requireInternalToken(internalApiToken) };
+  app.post('/internal/status/incidents', operator, async (req, reply) => {
     return reply.status(201).send(incidentJson(await createIncident(deps, req.body)));
   });
-  app.post<IdParams>('/internal/status/incidents/:id/updates', async (req, reply) => {
-    operator(req);
+  app.post<IdParams>('/internal/status/incidents/:id/updates', operator, async (req, reply) => {
     return reply.status(201).send(incidentJson(await addIncidentUpdate(deps, req.params.id, req.body)));
   });
-  app.post('/internal/status/maintenances', async (req, reply) => {
-    operator(req);
+  app.post('/internal/status/maintenances', operator, async (req, reply) => {
     return reply.status(201).send(maintenanceJson(await createMaintenance(deps, req.body)));
   });
-  app.delete<IdParams>('/internal/status/maintenances/:id', async (req, reply) => {
-    operator(req);
+  app.delete<IdParams>('/internal/status/maintenances/:id', operator, async (req, reply) => {
     await deleteMaintenance(deps, req.params.id);
     return reply.status(204).send();
   });
