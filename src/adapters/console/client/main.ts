@@ -151,6 +151,10 @@ async function render(rawPath: string, opts: { keepFocus?: boolean } = {}): Prom
         flash('ok', `Confirmed with ${providerLabel(reauthed)}. Approve the device now.`);
         return go(`/device?user_code=${encodeURIComponent(next.userCode)}`, true);
       }
+      if (next?.kind === 'consent') {
+        flash('ok', `Confirmed with ${providerLabel(reauthed)}. Allow the application now.`);
+        return go(`/oauth/consent?request=${encodeURIComponent(next.request)}`, true);
+      }
       resume = next;
       flash('ok', `Confirmed with ${providerLabel(reauthed)}. You can add a way to sign in for the next few minutes.`);
     }
