@@ -9,17 +9,21 @@ import { test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { useFixture } from '../../support/fixture.js';
 import { freePort } from '../../support/programs.js';
-import { useServer } from '../../support/server.js';
+import { uniqueEmail, useServer } from '../../support/server.js';
 import { login, signedIn, signup, verify, type Account } from '../../support/accounts.js';
 import { createTunnel } from '../../support/tunnels.js';
-import { REDIRECT, form, pkce, register } from '../../support/oauth.js';
+import { REDIRECT, authorize, form, pkce, register } from '../../support/oauth.js';
+import { useFakeProviders } from '../../support/fake-providers.js';
+import { accountOf, fakeUser, roundTrip } from '../../support/sso-browser.js';
 import { assertClean, checkPage, needsChromium, newContext, useBrowser, type Watch } from './browser.js';
 
 const port = useFixture(() => freePort(), async () => {}, needsChromium());
+// A fake Google on loopback (started before the server, whose env names its URLs).
+const fake = useFakeProviders();
 const s = useServer(
   () => {
     const origin = `http://localhost:${port()}`;
-    return { port: port(), env: { BASE_URL: origin, APP_URL: origin } };
+    return { port: port(), env: { BASE_URL: origin, APP_URL: origin, ...fake.env('google') } };
   },
   needsChromium(),
 );
@@ -29,10 +33,14 @@ const watches: Watch[] = [];
 
 /** A browser context signed in as `account` (its own session), the application's redirect answered locally. */
 async function signedInBrowser(account: Pick<Account, 'email' | 'password'>): Promise<{ context: BrowserContext; page: Page }> {
+  return browserWithSession((await login(s, account)).cookie);
+}
+
+/** A browser context holding the session cookie `session`, the application's redirect answered locally. */
+async function browserWithSession(session: string): Promise<{ context: BrowserContext; page: Page }> {
   const { context, watch } = await newContext(browser());
   watches.push(watch);
-  const session = await login(s, account);
-  await context.addCookies([{ name: 'session', value: session.cookie, url: s.url }]);
+  await context.addCookies([{ name: 'session', value: session, url: s.url }]);
   // The application's redirect target: answered here, so the browser stays on loopback and quiet.
   await context.route(`${new URL(REDIRECT).origin}/**`, (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: 'back in the application' }));
   return { context, page: await context.newPage() };
@@ -155,6 +163,89 @@ test('a session past its recent sign-in: Allow opens the dialog; cancelled, noth
     const code = back.searchParams.get('code');
     assert.ok(code, 'a code for the application');
     const tokens = await form(s, '/oauth/token', { grant_type: 'authorization_code', code, code_verifier: flow.verifier, redirect_uri: REDIRECT, client_id: flow.clientId, resource: flow.resource });
+    assert.equal(tokens.status, 200, tokens.text);
+  } finally {
+    await context.close();
+  }
+});
+
+test('an account with only Google: Allow asks to continue with Google, which comes back to the same request, then Allow', needsChromium(), async () => {
+  // Signed up through the (fake) Google only: no password, the provider-verified address verified.
+  const email = uniqueEmail('sso-consent');
+  const user = fakeUser(email, true);
+  const signup = await roundTrip(s, fake, 'google', user);
+  assert.equal(signup.callback.status, 302, signup.callback.text);
+  const session = signup.browser.session;
+  assert.ok(session, 'signed in by the provider');
+  const me = await accountOf(s, { cookie: session });
+  assert.equal(me.status, 200, me.text);
+  assert.equal(me.json.email, email);
+  assert.equal(me.json.email_verified, true, 'a provider-verified address is verified');
+  assert.deepEqual(me.json.linked_providers.map((p: { provider: string }) => p.provider), ['google']);
+  const noPassword = await s.request('/graphql', { method: 'POST', cookie: `session=${session}`, body: { query: '{ me { hasPassword } }' } });
+  assert.equal(noPassword.json.data.me.hasPassword, false, 'an SSO-only account');
+
+  // Its own oauth tunnel (the owner is always allowed), and an application's request for it.
+  const tunnel = await createTunnel(s, { token: session }, { access: 'oauth' });
+  const resource = `https://${tunnel.host}/mcp`;
+  const { client_id: clientId } = await register(s);
+  const { verifier, challenge } = pkce();
+  const started = await authorize(s, clientId, resource, challenge, { state: 'sso-reauth-1' });
+  assert.equal(started.status, 302, started.text);
+  const consentUrl = new URL(String(started.headers.location));
+  assert.equal(`${consentUrl.origin}${consentUrl.pathname}`, url('/oauth/consent'));
+  const id = consentUrl.searchParams.get('request');
+  assert.ok(id, 'the consent page names the request');
+
+  const { context, page } = await browserWithSession(session);
+  try {
+    await page.goto(consentUrl.href);
+    await page.getByRole('heading', { level: 1, name: `Allow Desk Assistant to use ${tunnel.host}?` }).waitFor();
+    const main = page.locator('main');
+    await assert.doesNotReject(main.getByText(`Signed in as ${email}.`, { exact: false }).waitFor({ timeout: 5000 }), 'the owner may allow');
+
+    // API.md 7a: recent for REAUTH_WINDOW_SECONDS (10 minutes) after signing in.
+    s.clock.advance(11 * 60_000);
+    await main.getByRole('button', { name: 'Allow', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' });
+    await assert.doesNotReject(dialog.waitFor({ timeout: 5000 }), 'the confirmation dialog (API.md 13a: approve answers REAUTH_REQUIRED)');
+    await assert.doesNotReject(dialog.getByText('Allowing an application to use your tunnel needs a recent sign-in.').waitFor());
+    assert.equal(await dialog.getByLabel('Password', { exact: true }).count(), 0, 'no password to ask for');
+    const google = dialog.getByRole('link', { name: 'Continue with Google' });
+    assert.equal(await google.count(), 1, 'the dialog offers the linked provider');
+    assert.equal(await dialog.getByRole('link', { name: 'Continue with GitHub' }).count(), 0, 'only the linked provider');
+
+    // At the fake Google the same identity consents; the service's callback sends the browser back to the console.
+    fake.google.user = user;
+    fake.google.deny = false;
+    const toProvider = page.waitForRequest((r) => r.url().startsWith(`${fake.url}/google/o/oauth2/v2/auth`));
+    const toCallback = page.waitForRequest((r) => r.url().startsWith(url('/auth/oauth/google/callback')));
+    await google.click();
+    await toProvider;
+    await toCallback;
+    // The console's start page takes up the resume: it must end on the consent page of the same request.
+    await page.waitForFunction(() => location.pathname !== '/' && document.querySelector('main h1') !== null, undefined, { timeout: 10_000 });
+    await page.getByRole('heading', { level: 1 }).first().waitFor();
+    const landed = new URL(page.url());
+    assert.notEqual(landed.pathname, '/security', 'not Security: the consent resume goes back to its page');
+    assert.equal(landed.pathname, '/oauth/consent', `back on the consent page, not ${landed.pathname}`);
+    assert.equal(landed.searchParams.get('request'), id, 'the same request');
+    assert.equal(landed.searchParams.has('sso_reauth'), false);
+    await page.getByRole('heading', { level: 1, name: `Allow Desk Assistant to use ${tunnel.host}?` }).waitFor();
+    await assert.doesNotReject(page.getByText('Confirmed with Google. Allow the application now.').waitFor({ timeout: 5000 }));
+    const recent = await accountOf(s, { cookie: session });
+    assert.ok(recent.json.reauthenticated_until, 'the same session, recently authenticated');
+
+    // Allow now goes through without a dialog: back to the application with its code.
+    await main.getByRole('button', { name: 'Allow', exact: true }).click();
+    await page.waitForURL((u) => u.href.startsWith(REDIRECT));
+    assert.equal(await dialog.count(), 0, 'no second confirmation');
+    const back = new URL(page.url());
+    assert.equal(back.searchParams.get('state'), 'sso-reauth-1');
+    assert.equal(back.searchParams.get('iss'), s.deps.config.baseUrl);
+    const code = back.searchParams.get('code');
+    assert.ok(code, 'a code for the application');
+    const tokens = await form(s, '/oauth/token', { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId, resource });
     assert.equal(tokens.status, 200, tokens.text);
   } finally {
     await context.close();
