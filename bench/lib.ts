@@ -7,7 +7,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { request, type IncomingHttpHeaders } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -498,6 +498,27 @@ export async function api(base: string, method: string, path: string, body?: unk
   });
   if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
   return (await res.json()) as Record<string, unknown>;
+}
+
+/**
+ * Follows the verification link the server wrote to DATA_DIR/outbox (no SMTP in the benchmarks),
+ * waiting up to 10 s for the email (and its folder) to appear.
+ */
+export async function verifyFromOutbox(url: string, dataDir: string): Promise<void> {
+  const dir = join(dataDir, 'outbox');
+  for (let i = 0; i < 100; i++) {
+    const file = (existsSync(dir) ? readdirSync(dir, { withFileTypes: true }) : []).find((f) => f.name.includes('-verify-email-'));
+    if (file) {
+      const text = readFileSync(join(dir, file.name), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+      const token = /verify-email\?token=([a-z2-7]+)/.exec(text)?.[1];
+      if (!token) throw new Error('no verification token in the outbox email');
+      const res = await fetch(url + '/auth/verify-email', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+      if (res.status !== 200) throw new Error(`verify-email: ${res.status}`);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('no verification email in the outbox');
 }
 
 export function getWithHost(url: string, path: string, host: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {

@@ -2,8 +2,6 @@
 // server (with a session and with a service token), REST GET /api/tunnels with a token against the
 // same with a session, logins against raw argon2id verifications (the CPU a login spends beyond
 // the hash it contains), and the server's resident memory afterwards.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { ACCOUNT_QUERY } from '../../src/adapters/rest/routes/accounts.js';
 import {
   alternate,
@@ -15,6 +13,7 @@ import {
   startArgon2Baseline,
   startBareYoga,
   startServer,
+  verifyFromOutbox,
   ROUNDS,
   SERVER_MALLOC_ARENA_MAX,
   WINDOW_SECONDS,
@@ -24,24 +23,6 @@ import {
 async function post(url: string, path: string, body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   return { status: res.status, json: (await res.json().catch(() => null)) as Record<string, unknown> | null };
-}
-
-/** Follows the verification link the server wrote to DATA_DIR/outbox (no SMTP in the benchmarks). */
-async function verifyFromOutbox(url: string, dataDir: string): Promise<void> {
-  const dir = join(dataDir, 'outbox');
-  for (let i = 0; i < 100; i++) {
-    const file = readdirSync(dir, { withFileTypes: true }).find((f) => f.name.includes('-verify-email-'));
-    if (file) {
-      const text = readFileSync(join(dir, file.name), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/g, '=');
-      const token = /verify-email\?token=([a-z2-7]+)/.exec(text)?.[1];
-      if (!token) throw new Error('no verification token in the outbox email');
-      const r = await post(url, '/auth/verify-email', { token });
-      if (r.status !== 200) throw new Error(`verify-email: ${r.status}`);
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('no verification email in the outbox');
 }
 
 /** Concurrent logins (and concurrent verifications in the baseline): the same for both. */
