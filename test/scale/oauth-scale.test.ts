@@ -2,6 +2,8 @@
 // PgBouncer and a Redis Cluster, one issuer. Registration, authorization, consent, the code
 // exchange, refresh and introspection land on whichever instance the balancer picks, and each
 // honours what the other issued: the same keys, the same stored models, the same consent binding.
+// "Once means once, even at the same moment" (section 13a) holds across them: one code or one
+// refresh token presented on both instances at once (test/support/oauth-races.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLocalJWKSet, jwtVerify } from 'jose';
@@ -9,6 +11,7 @@ import { fromIp, randomIp, signedIn } from '../support/accounts.js';
 import { needs } from '../support/backends.js';
 import { useFixture } from '../support/fixture.js';
 import { api, form, grantedTokens, toConsent } from '../support/oauth.js';
+import { person, raceCodeExchange, raceRefresh, type RaceSetting } from '../support/oauth-races.js';
 import { needsPrograms } from '../support/programs.js';
 import { SCALE_PROGRAMS, startScaledOut } from '../support/scale.js';
 
@@ -54,3 +57,20 @@ test('behind the balancer, each instance honours what the other issued', opts, a
     assert.deepEqual(r.json, { active: false });
   }
 });
+
+// The raced requests go straight to the instances, half to each, released together; accounts,
+// consent and the checks of the database go through the balancer.
+const split = (): RaceSetting => ({ setup: world().lb, targets: world().instances, internalToken: INTERNAL });
+const ROUNDS = 4;
+
+for (const n of [2, 5]) {
+  test(`${n} exchanges of one code on both instances at once: one gets tokens, the others invalid_grant, and what it got is revoked`, opts, async () => {
+    const owner = await person(world().lb);
+    for (let round = 0; round < ROUNDS; round++) await raceCodeExchange(split(), owner, n);
+  });
+
+  test(`${n} refreshes with one refresh token on both instances at once: one successor, no fork; the original afterwards is reuse`, opts, async () => {
+    const owner = await person(world().lb);
+    for (let round = 0; round < ROUNDS; round++) await raceRefresh(split(), owner, n);
+  });
+}
