@@ -4,7 +4,7 @@
 #   docker build -t tunnel-service .
 #   docker run -p 4000:4000 -e DATABASE_URL=... -e REDIS_URL=... -e ENCRYPTION_KEY=... tunnel-service
 # The migration-only command (Kubernetes Job, compose one-off): node dist/migrate.js
-ARG NODE_IMAGE=node:22-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app

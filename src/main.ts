@@ -4,11 +4,7 @@ import { ConfigError, loadConfig } from './infra/config.js';
 import { createDeps } from './deps.js';
 import { startTracing } from './infra/observability/tracing.js';
 import { startStatusRefresher } from './domain/status/refresher.js';
-import { holdTickShape } from './infra/tick-shape.js';
 import { missingStartSettings } from './infra/runtime-flags.js';
-
-// Before any request: see src/infra/tick-shape.ts.
-holdTickShape();
 
 async function main(): Promise<void> {
   let config;
