@@ -1,20 +1,102 @@
-// Runs every test/**/*.test.ts file with node's test runner (Node 20 cannot glob .ts itself).
-import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+// `npm test`: every test/**/*.test.ts file (or the files and folders named on the command line)
+// with node's test runner, several files at a time (TEST_JOBS, default: one per core). Each worker
+// slot has what a file may change for itself: with DATABASE_URL, a database of its own (created
+// here, dropped after) and, with REDIS_URL, a Redis database of its own (the given number plus
+// the slot's); without DATABASE_URL, every test server copies one embedded database initialized
+// and migrated once per run (TEST_PGLITE_TEMPLATE) instead of creating and migrating its own.
+// A file's output is printed whole when it ends; the run ends with one line of totals.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 
 const walk = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
     d.isDirectory() ? walk(join(dir, d.name)) : d.name.endsWith('.test.ts') ? [join(dir, d.name)] : [],
   );
-const only = process.argv.slice(2);
-const files = only.length > 0 ? only : walk('test').sort();
-const result = spawnSync(
-  process.execPath,
-  // --test-force-exit: a file whose tests are done ends even if a failed test leaked a handle (a
-  // client still retrying a stopped Redis node), so a failure fails the run instead of hanging it;
-  // --test-timeout bounds any single test (10 minutes, far above the slowest).
-  ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-force-exit', '--test-timeout=600000', '--test-reporter=spec', ...files],
-  { stdio: 'inherit' },
-);
-process.exit(result.status ?? 1);
+const named = process.argv.slice(2);
+const files = (named.length > 0 ? named.flatMap((p) => (statSync(p).isDirectory() ? walk(p) : [p])) : walk('test')).sort();
+const jobs = Math.max(1, Math.min(files.length, Number(process.env.TEST_JOBS) || availableParallelism()));
+
+// --test-force-exit: a file whose tests are done ends even if a failed test leaked a handle (a
+// client still retrying a stopped Redis node), so a failure fails the run instead of hanging it;
+// --test-timeout bounds any single test (10 minutes, far above the slowest).
+const NODE_ARGS = ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-force-exit', '--test-timeout=600000', '--test-reporter=spec'];
+
+const cleanups = [];
+const slots = [];
+const databaseUrl = process.env.DATABASE_URL;
+if (databaseUrl) {
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  const base = new URL(databaseUrl).pathname.slice(1);
+  for (let i = 0; i < jobs; i++) {
+    const name = `${base}_w${i}`;
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${name}"`);
+    const url = new URL(databaseUrl);
+    url.pathname = `/${name}`;
+    slots.push({ DATABASE_URL: url.toString() });
+  }
+  cleanups.push(async () => {
+    for (const slot of slots) await admin.query(`DROP DATABASE IF EXISTS "${new URL(slot.DATABASE_URL).pathname.slice(1)}" WITH (FORCE)`).catch(() => {});
+    await admin.end();
+  });
+} else {
+  const dir = mkdtempSync(join(tmpdir(), 'tunnel-svc-template-'));
+  const made = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/test-template.ts', dir], { stdio: 'inherit' });
+  if (made.status !== 0) process.exit(made.status ?? 1);
+  for (let i = 0; i < jobs; i++) slots.push({ TEST_PGLITE_TEMPLATE: join(dir, 'pglite') });
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+}
+const redisUrl = process.env.REDIS_URL;
+if (redisUrl) {
+  const url = new URL(redisUrl);
+  const first = Number(url.pathname.slice(1) || 0);
+  if (first + jobs > 16) throw new Error(`REDIS_URL's database ${first} leaves no room for ${jobs} workers (databases ${first}..${first + jobs - 1} of 16)`);
+  slots.forEach((slot, i) => {
+    url.pathname = `/${first + i}`;
+    slot.REDIS_URL = url.toString();
+    spawnSync('redis-cli', ['-u', slot.REDIS_URL, 'FLUSHDB'], { stdio: 'ignore' });
+  });
+}
+
+const totals = { tests: 0, pass: 0, fail: 0, skipped: 0, cancelled: 0, todo: 0 };
+const failedFiles = [];
+const queue = [...files];
+const started = Date.now();
+
+function runFile(file, slot) {
+  return new Promise((resolve) => {
+    const out = [];
+    const child = spawn(process.execPath, [...NODE_ARGS, file], { env: { ...process.env, ...slot }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', (d) => out.push(d));
+    child.stderr.on('data', (d) => out.push(d));
+    child.on('close', (code) => {
+      const text = Buffer.concat(out).toString('utf8');
+      process.stdout.write(`\n# ${file}\n${text}`);
+      for (const key of Object.keys(totals)) {
+        const m = new RegExp(`^ℹ ${key} (\\d+)$`, 'm').exec(text);
+        if (m) totals[key] += Number(m[1]);
+      }
+      if (code !== 0) failedFiles.push(file);
+      resolve();
+    });
+  });
+}
+
+async function worker(slot) {
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) await runFile(file, slot);
+}
+
+try {
+  await Promise.all(slots.map(worker));
+} finally {
+  for (const cleanup of cleanups) await cleanup();
+}
+const seconds = Math.round((Date.now() - started) / 1000);
+process.stdout.write(`\n${files.length} files, ${jobs} at a time, ${seconds} s; tests ${totals.tests}, skipped ${totals.skipped}, cancelled ${totals.cancelled}, todo ${totals.todo}\n`);
+if (failedFiles.length > 0) process.stdout.write(`failed files:\n${failedFiles.map((f) => `  ${f}`).join('\n')}\n`);
+process.stdout.write(`${totals.pass} passed, ${totals.fail + (failedFiles.length > 0 && totals.fail === 0 ? failedFiles.length : 0)} failed\n`);
+process.exit(failedFiles.length > 0 ? 1 : 0);

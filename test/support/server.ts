@@ -2,7 +2,7 @@
 // real PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set, embedded PGlite and the
 // memory cache when not. Mail goes to a TestSmtp in the process. useServer() is the per-file
 // fixture; startTestServer() is for a test that needs a server of its own.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -72,6 +72,9 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     LOG_LEVEL: opts.logLevel ?? process.env.TEST_LOG_LEVEL ?? 'silent',
     ...opts.env,
   };
+  // The embedded database, initialized and migrated once per run (scripts/test.mjs), copied.
+  const template = process.env.TEST_PGLITE_TEMPLATE;
+  if (template && !env.DATABASE_URL && env.DATA_DIR === dataDir) cpSync(template, join(dataDir, 'pglite'), { recursive: true });
   // BASE_URL defaults from PORT; the port is known only after listen, so tests use the API host
   // name `localhost` (the default BASE_URL host) and pass their own BASE_URL when they need one.
   const config = loadConfig(env as NodeJS.ProcessEnv);
