@@ -16,7 +16,10 @@ import { form, grantedTokens, toConsent } from '../../support/oauth.js';
 const ZONE = 'tunnels.example.test';
 const INTERNAL = 'internal-test-token-0123456789abcdef';
 const ENV = { ZONE, TRUST_PROXY: 'true', INTERNAL_API_TOKEN: INTERNAL };
-const s = useServer(() => ({ env: ENV }));
+// One mailbox for every server of the file: on PostgreSQL they share the outbox, so any of their
+// mail workers may deliver a verification link.
+const smtp = useFixture(() => TestSmtp.start(), (m) => m.close());
+const s = useServer(() => ({ env: ENV, smtp: smtp() }));
 
 type Person = SignedIn & { headers: Record<string, string> };
 async function person(server: Server): Promise<Person> {
@@ -65,7 +68,6 @@ const proxy = useFixture(
   (p) => p.cut(),
   shared,
 );
-const smtp = useFixture(() => TestSmtp.start(), (m) => m.close(), shared);
 const behindProxy = () => startTestServer({ smtp: smtp(), env: { ...ENV, REDIS_URL: TcpProxy.rewrite(process.env.REDIS_URL!, proxy().port) } });
 const stop = (server: TestServer) => server.close();
 const a = useFixture(behindProxy, stop, shared);
