@@ -5,6 +5,7 @@
 // the slot's); without DATABASE_URL, every test server copies one embedded database initialized
 // and migrated once per run (TEST_PGLITE_TEMPLATE) instead of creating and migrating its own.
 // A file's output is printed whole when it ends; the run ends with one line of totals.
+import { Buffer } from 'node:buffer';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';

@@ -11,7 +11,7 @@ import { OnePasswordPerRequest } from './password-budget.js';
 import { schema } from './schema.js';
 import { asGraphQLError, tokenScopeError } from './token-scopes.js';
 import { GRAPHIQL_CSP, renderLocalGraphiQL } from '../console/graphiql.js';
-import { bearerChallenge } from '../http/bearer.js';
+import { bearerChallenge } from '../errors.js';
 
 export interface YogaServerContext {
   req: FastifyRequest;

@@ -8,14 +8,6 @@ export function bearerToken(header: string | undefined): string | null {
   return m ? m[1]! : null;
 }
 
-/**
- * The challenge of a 401 on a signed-in path (RFC 6750 section 3, API.md section 13a): when the
- * request presented a bearer token, the token is why (`invalid_token`: expired, revoked, unknown);
- * without one, the bare scheme, with no error code (section 3.1). Browsers prompt only for
- * Basic-like schemes, so a cookie-only page that meets it behaves as before.
- */
-export const bearerChallenge = (presentedBearer: boolean): string => (presentedBearer ? 'Bearer error="invalid_token"' : 'Bearer');
-
 /** Constant-time check of the presented bearer token against a configured secret. */
 export function hasBearer(header: string | undefined, expected: string): boolean {
   const token = bearerToken(header);

@@ -14,8 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookH
 import { type DocumentNode, type GraphQLSchema, Kind, type OperationDefinitionNode, type TypeNode, validate } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { badRequest, notFound, unauthenticated } from '../../domain/errors.js';
-import { BODY_LIMIT, bodyTooLarge, classifyError } from '../errors.js';
-import { bearerChallenge } from '../http/bearer.js';
+import { BODY_LIMIT, bearerChallenge, bodyTooLarge, classifyError } from '../errors.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import { sendProblem } from '../http/problem.js';
 import type { RestRoute } from './route.js';

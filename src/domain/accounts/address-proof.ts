@@ -8,7 +8,7 @@ import { removeFactors, removeIdentitiesLinkedWhileUnverified, voidEmailTokens, 
 import type { AccountChange } from '../activity/account-change.js';
 import type { ClientInfo } from '../context.js';
 import { voidPendingSecondSteps } from '../sessions/store.js';
-import { deleteAccountModels } from '../oauth/store.js';
+import { deleteAccountModels } from '../oauth-revocation/store.js';
 
 /** Pending email changes die: their links stop working (also after a password change). */
 export async function voidPendingEmailChanges(tx: Tx, accountId: string, now: Date): Promise<void> {

@@ -8,7 +8,7 @@ import { confirmPassword } from '../passwords/password-confirmation.js';
 import { releaseNames } from '../tunnels/released-names.js';
 import { inTransaction } from '../store.js';
 import { deleteAccountRow, readDeletionLeftovers } from './store.js';
-import { deleteAccountModels, deleteTunnelGrants } from '../oauth/store.js';
+import { deleteAccountModels, deleteTunnelGrants } from '../oauth-revocation/store.js';
 import { mcpUrlsOf } from '../tunnels/names.js';
 
 /** What these flows use of the domain's dependencies. */

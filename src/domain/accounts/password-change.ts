@@ -7,7 +7,7 @@ import { confirmPassword } from '../passwords/password-confirmation.js';
 import { voidPendingEmailChanges } from './address-proof.js';
 import { setPassword } from './store.js';
 import { voidPendingSecondSteps } from '../sessions/store.js';
-import { deleteAccountModels } from '../oauth/store.js';
+import { deleteAccountModels } from '../oauth-revocation/store.js';
 import { revokeAccountSessions } from '../sessions/session.js';
 import { changeAccount } from '../activity/account-change.js';
 import { passwordChanged } from '../emails/messages.js';

@@ -16,7 +16,7 @@ import { assertNotBreached } from '../passwords/breached-password.js';
 import { LIMITS, consume } from '../limits/rate-limit.js';
 import { cleanAfterAddressProof } from './address-proof.js';
 import { voidPendingSecondSteps } from '../sessions/store.js';
-import { deleteAccountModels } from '../oauth/store.js';
+import { deleteAccountModels } from '../oauth-revocation/store.js';
 
 /** What these flows use of the domain's dependencies. */
 type FlowDeps = Pick<DomainDeps, 'background' | 'breachedPasswords' | 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox'>;

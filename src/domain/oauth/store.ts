@@ -1,6 +1,7 @@
 // The authorization server's queries (API.md section 13): its signing keys, read and rotated
 // under a transaction-level advisory lock so one instance at a time creates or drops a key.
 import type { Db, DbHandle, Tx } from '../store.js';
+import { deleteGrants, GRANT_KIND } from '../oauth-revocation/store.js';
 
 export interface SigningKeyRow {
   kid: string;
@@ -134,7 +135,6 @@ export interface GrantRow {
   tunnelId: string | null;
 }
 
-const GRANT_KIND = 'Grant';
 
 function grantOf(r: { id: string; payload: unknown; usedAt: Date | null; tunnelId: string | null }): GrantRow | null {
   const p = r.payload as { accountId?: unknown; clientId?: unknown; resources?: unknown; iat?: unknown };
@@ -177,14 +177,6 @@ export async function clientNames(db: Db, ids: readonly string[]): Promise<Map<s
   return new Map(rows.map((r) => [r.id, String((r.payload as { client_name?: unknown }).client_name ?? r.id)]));
 }
 
-/**
- * Every OAuth model of an account (its grants, codes, tokens, sessions): at deletion, and when
- * the account's trust changes (sign out everywhere, a password reset or change, the first proof
- * of its address: API.md section 13a).
- */
-export async function deleteAccountModels(db: DbHandle, accountId: string): Promise<void> {
-  await db.oAuthModel.deleteMany({ where: { accountId } });
-}
 
 /** Marks a new grant as given for this tunnel (its id, not its URL). */
 export async function setGrantTunnel(db: DbHandle, grantId: string, tunnelId: string): Promise<void> {
@@ -197,22 +189,7 @@ export async function grantTunnelId(db: Db, grantId: string): Promise<string | n
   return row?.tunnelId ?? null;
 }
 
-/**
- * The tunnel's grants and everything they issued: the tunnel is gone or public again. Grants from
- * before grants named their tunnel are found by its /mcp URLs.
- */
-export async function deleteTunnelGrants(db: DbHandle, tunnelId: string, resources: readonly string[]): Promise<void> {
-  const grants = await db.$queryRaw<{ id: string }[]>`
-    SELECT id FROM oauth_models WHERE kind = ${GRANT_KIND}
-    AND (tunnel_id = ${tunnelId} OR (tunnel_id IS NULL AND payload->'resources' ?| ${[...resources]}::text[]))`;
-  if (grants.length === 0) return;
-  await deleteGrants(db, grants.map((g) => g.id));
-}
 
-/** Grants and everything they issued (codes, refresh tokens), in one statement. */
-async function deleteGrants(db: DbHandle, ids: readonly string[]): Promise<void> {
-  if (ids.length > 0) await db.oAuthModel.deleteMany({ where: { OR: [{ kind: GRANT_KIND, id: { in: [...ids] } }, { grantId: { in: [...ids] } }] } });
-}
 
 /** A registered client that got tokens is in use: it no longer expires. */
 export async function keepClient(db: Db, clientId: string): Promise<void> {

@@ -5,7 +5,7 @@ import { badRequest, noSuchSession } from '../errors.js';
 import { MAX_SESSIONS, accountSessions, revokeSessions, revokeSessionsAsChange } from './session.js';
 import { findAccountSession, selectLiveSessions, voidPendingSecondSteps, type SessionListRow } from './store.js';
 import { isUuid } from '../ids.js';
-import { deleteAccountModels } from '../oauth/store.js';
+import { deleteAccountModels } from '../oauth-revocation/store.js';
 
 /** What these flows use of the domain's dependencies. */
 type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailNotify' | 'webhookNotify' | 'outbox'>;

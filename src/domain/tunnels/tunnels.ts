@@ -24,7 +24,7 @@ import { assertValidSubdomain, cardHostsOf, mcpUrlsOf, normalizeCustomDomain } f
 import { claimName, releaseNames } from './released-names.js';
 import { parseAccess, parseAllowedEmails, type TunnelAccess } from './access.js';
 import { viewOf, type TunnelView } from './tunnel-view.js';
-import { deleteTunnelGrants } from '../oauth/store.js';
+import { deleteTunnelGrants } from '../oauth-revocation/store.js';
 
 export type { TunnelView } from './tunnel-view.js';
 
