@@ -42,7 +42,11 @@ test('npm start turns allocation-site pretenuring off', () => {
 });
 
 test('without the flag V8 tenures the sites of surviving literals; with the start flags it tenures none', () => {
-  const control = tenureDecisions([]);
+  // V8's decisions follow the scavenges' timing, which a loaded machine moves (on Node.js 24 a
+  // busy run now and then tenures nothing): the control gets three tries to show the workload
+  // is one V8 pretenures.
+  let control = tenureDecisions([]);
+  for (let tries = 1; tries < 3 && control.tenured === 0; tries++) control = tenureDecisions([]);
   assert.ok(control.done);
   assert.ok(control.tenured > 0, 'the control run should tenure at least one allocation site');
   const flagged = tenureDecisions(startFlags(join(import.meta.dirname, '..', '..', 'package.json')));
