@@ -49,7 +49,7 @@ export async function statusSuite(route: StatusRoute): Promise<BenchResult> {
   const compared = compare(baseRuns!, serverRuns!);
 
   return {
-    rows: [{ name: `GET ${path} (zone host, cached roll-up)`, baselineName: 'bare node:http, same bytes', compared, floor: 0.85 }],
+    rows: [{ name: `GET ${path} (zone host, cached roll-up)`, baselineName: 'bare node:http, same bytes', compared, floor: 0.8 }],
     notes: [
       `${route.label}: ${Buffer.byteLength(sample.body)}-byte ${route.body}; server RSS after the run ${rss.toFixed(0)} MiB; ` +
         `errors ${compared.value.errors}, unexpected statuses ${compared.value.unexpected} (baseline ${compared.baseline.errors}/${compared.baseline.unexpected}); ` +
