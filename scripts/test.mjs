@@ -1,5 +1,5 @@
 // `npm test`: every test/**/*.test.ts file (or the files and folders named on the command line)
-// with node's test runner, several files at a time (TEST_JOBS, default: one per core). Each worker
+// with node's test runner, several files at a time (TEST_JOBS, default: two per core). Each worker
 // slot has what a file may change for itself: with DATABASE_URL, a database of its own (created
 // here, dropped after) and, with REDIS_URL, a Redis database of its own (the given number plus
 // the slot's); without DATABASE_URL, every test server copies one embedded database initialized
@@ -18,7 +18,9 @@ const walk = (dir) =>
   );
 const named = process.argv.slice(2);
 const files = (named.length > 0 ? named.flatMap((p) => (statSync(p).isDirectory() ? walk(p) : [p])) : walk('test')).sort();
-const jobs = Math.max(1, Math.min(files.length, Number(process.env.TEST_JOBS) || availableParallelism()));
+// Two files per core: a test spends much of its time waiting (on a server, a browser, a clock), so
+// a second file per core keeps the cores busy (docs/testing.md has the lanes' times).
+const jobs = Math.max(1, Math.min(files.length, 8, Number(process.env.TEST_JOBS) || 2 * availableParallelism()));
 
 // --test-force-exit: a file whose tests are done ends even if a failed test leaked a handle (a
 // client still retrying a stopped Redis node), so a failure fails the run instead of hanging it;
