@@ -52,8 +52,17 @@ export interface StartOptions {
 /** Every test instance seals with this key unless ENCRYPTION_KEY is set (a test value, no secret). */
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 
+/**
+ * On a shared database the servers of a test file share the outbox, and any of their mail workers
+ * may deliver any server's email: they share one mailbox then (for the life of the file's process;
+ * mail is read by address, so nothing else changes).
+ */
+let sharedSmtp: Promise<TestSmtp> | null = null;
+
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
-  const smtp = opts.smtp ?? (await TestSmtp.start());
+  const sharedDatabase = Boolean(opts.env && 'DATABASE_URL' in opts.env ? opts.env.DATABASE_URL : process.env.DATABASE_URL);
+  const ownSmtp = !opts.smtp && !sharedDatabase;
+  const smtp = opts.smtp ?? (ownSmtp ? await TestSmtp.start() : await (sharedSmtp ??= TestSmtp.start()));
   const dataDir = mkdtempSync(join(tmpdir(), 'tunnel-svc-test-'));
   const env: Record<string, string | undefined> = {
     NODE_ENV: 'test',
@@ -107,7 +116,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     async close() {
       await app.close();
       await deps.close();
-      if (!opts.smtp) await smtp.close();
+      if (ownSmtp) await smtp.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
