@@ -2,22 +2,18 @@
 // standardwebhooks package and prints the event, and refuses a forged one.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fromIp, randomIp, signedIn } from '../../support/accounts.js';
 import { freePort } from '../../support/programs.js';
 import { useServer } from '../../support/server.js';
 import { createTunnel } from '../../support/tunnels.js';
 import { request } from '../../support/http.js';
+import { readmeBlock } from '../../support/readme.js';
 
 const s = useServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', TRUST_PROXY: 'true' } });
 
-function readmeJs(containing: string): string {
-  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-  const block = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes(containing));
-  assert.ok(block, `the README has a js block with ${containing}`);
-  return block;
-}
+const readmeJs = (containing: string) => readmeBlock(containing, 'js');
 
 test("the README's receiver verifies a delivery and refuses a forged one", async () => {
   const a = await signedIn(s, { headers: fromIp(randomIp()), verified: true });
