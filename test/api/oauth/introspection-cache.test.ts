@@ -5,21 +5,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fromIp, randomIp, signedIn, type SignedIn } from '../../support/accounts.js';
-import { needs } from '../../support/backends.js';
-import { useFixture } from '../../support/fixture.js';
-import { startTestServer, useServer, type Server, type TestServer } from '../../support/server.js';
-import { TestSmtp } from '../../support/smtp.js';
-import { TcpProxy } from '../../support/tcp-proxy.js';
+import { useServer, type Server } from '../../support/server.js';
+import { shared, useInstancesBehindRedisProxy } from '../../support/redis-outage.js';
 import { patchTunnel } from '../../support/tunnels.js';
 import { form, grantedTokens, toConsent } from '../../support/oauth.js';
 
 const ZONE = 'tunnels.example.test';
 const INTERNAL = 'internal-test-token-0123456789abcdef';
 const ENV = { ZONE, TRUST_PROXY: 'true', INTERNAL_API_TOKEN: INTERNAL };
-// One mailbox for every server of the file: on PostgreSQL they share the outbox, so any of their
-// mail workers may deliver a verification link.
-const smtp = useFixture(() => TestSmtp.start(), (m) => m.close());
-const s = useServer(() => ({ env: ENV, smtp: smtp() }));
+const s = useServer({ env: ENV });
 
 type Person = SignedIn & { headers: Record<string, string> };
 async function person(server: Server): Promise<Person> {
@@ -59,29 +53,7 @@ test('an inactive answer is not cached: a token is checked again on every call u
 });
 
 // Two instances behind one Redis that can go down.
-const shared = needs(['DATABASE_URL', 'REDIS_URL'], 'two instances sharing PostgreSQL and a Redis that goes down');
-const proxy = useFixture(
-  () => {
-    const redis = new URL(process.env.REDIS_URL!);
-    return TcpProxy.start(redis.hostname, Number(redis.port || 6379));
-  },
-  (p) => p.cut(),
-  shared,
-);
-const behindProxy = () => startTestServer({ smtp: smtp(), env: { ...ENV, REDIS_URL: TcpProxy.rewrite(process.env.REDIS_URL!, proxy().port) } });
-const stop = (server: TestServer) => server.close();
-const a = useFixture(behindProxy, stop, shared);
-const b = useFixture(behindProxy, stop, shared);
-
-async function redisBack(): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (const server of [a(), b()]) {
-    while ((await server.deps.cache.ping().then(() => true, () => false)) === false) {
-      assert.ok(Date.now() < deadline, 'redis did not come back');
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-}
+const { proxy, a, b, redisBack } = useInstancesBehindRedisProxy(ENV);
 
 test('revoked on one instance, inactive on the other at once, though it had the answer cached', shared, async () => {
   const owner = await person(a());

@@ -8,40 +8,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { timeOrderedTokenKey } from '../../../src/infra/crypto/tokens.js';
 import { login, signup } from '../../support/accounts.js';
-import { needs } from '../../support/backends.js';
-import { useFixture } from '../../support/fixture.js';
 import { assertProblem } from '../../support/problem.js';
-import { startTestServer, type Server, type TestServer } from '../../support/server.js';
-import { TestSmtp } from '../../support/smtp.js';
-import { TcpProxy } from '../../support/tcp-proxy.js';
+import type { Server } from '../../support/server.js';
+import { shared, useInstancesBehindRedisProxy } from '../../support/redis-outage.js';
 
-const shared = needs(['DATABASE_URL', 'REDIS_URL'], 'two instances sharing PostgreSQL and a Redis that goes down');
-const proxy = useFixture(
-  () => {
-    const redis = new URL(process.env.REDIS_URL!);
-    return TcpProxy.start(redis.hostname, Number(redis.port || 6379));
-  },
-  (p) => p.cut(),
-  shared,
-);
-const smtp = useFixture(() => TestSmtp.start(), (m) => m.close(), shared);
-const behindProxy = () => startTestServer({ smtp: smtp(), env: { REDIS_URL: TcpProxy.rewrite(process.env.REDIS_URL!, proxy().port) } });
-const stop = (server: TestServer) => server.close();
-const a = useFixture(behindProxy, stop, shared);
-const b = useFixture(behindProxy, stop, shared);
+const { proxy, a, b, redisBack } = useInstancesBehindRedisProxy();
 
 const me = (server: Server, token: string) => server.request('/api/account', { bearer: token });
-
-/** Both instances' Redis clients are connected again. */
-async function redisBack(): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (const server of [a(), b()]) {
-    while ((await server.deps.cache.ping().then(() => true, () => false)) === false) {
-      assert.ok(Date.now() < deadline, 'redis did not come back');
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-}
 
 /**
  * The outage around `revoke` (run on A), then B's answers for `victim`: refused during the

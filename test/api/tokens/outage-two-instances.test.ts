@@ -8,27 +8,11 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { signedIn, type SignedIn } from '../../support/accounts.js';
-import { needs } from '../../support/backends.js';
-import { useFixture } from '../../support/fixture.js';
 import { assertProblem } from '../../support/problem.js';
-import { startTestServer, type Server, type TestServer } from '../../support/server.js';
-import { TestSmtp } from '../../support/smtp.js';
-import { TcpProxy } from '../../support/tcp-proxy.js';
+import type { Server } from '../../support/server.js';
+import { shared, useInstancesBehindRedisProxy } from '../../support/redis-outage.js';
 
-const shared = needs(['DATABASE_URL', 'REDIS_URL'], 'two instances sharing PostgreSQL and a Redis that goes down');
-const proxy = useFixture(
-  () => {
-    const redis = new URL(process.env.REDIS_URL!);
-    return TcpProxy.start(redis.hostname, Number(redis.port || 6379));
-  },
-  (p) => p.cut(),
-  shared,
-);
-const smtp = useFixture(() => TestSmtp.start(), (m) => m.close(), shared);
-const behindProxy = () => startTestServer({ smtp: smtp(), env: { REDIS_URL: TcpProxy.rewrite(process.env.REDIS_URL!, proxy().port) } });
-const stop = (server: TestServer) => server.close();
-const a = useFixture(behindProxy, stop, shared);
-const b = useFixture(behindProxy, stop, shared);
+const { proxy, a, b, redisBack } = useInstancesBehindRedisProxy();
 
 const me = (server: Server, token: string) => server.request('/api/account', { bearer: token });
 
@@ -36,17 +20,6 @@ async function newToken(owner: SignedIn, name: string): Promise<{ id: string; to
   const r = await a().request('/api/tokens', { method: 'POST', bearer: owner.token, body: { name, scopes: ['account:read'] } });
   assert.equal(r.status, 201, r.text);
   return { id: r.json.id, token: r.json.token };
-}
-
-/** Both instances' Redis clients are connected again. */
-async function redisBack(): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (const server of [a(), b()]) {
-    while ((await server.deps.cache.ping().then(() => true, () => false)) === false) {
-      assert.ok(Date.now() < deadline, 'redis did not come back');
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
 }
 
 test('a service token revoked on A while Redis is down stays refused by B when Redis returns', shared, async () => {
