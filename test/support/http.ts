@@ -1,6 +1,6 @@
 // A small HTTP client over node:http: unlike fetch it lets tests set the Host header, which host
 // routing depends on, and it never follows redirects.
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 
 export interface Reply {
   status: number;
@@ -36,21 +36,7 @@ export function request(baseUrl: string, path: string, opts: RequestOptions = {}
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       { hostname: url.hostname, port: url.port, path: url.pathname + url.search, method: opts.method ?? 'GET', headers },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown;
-          try {
-            json = text ? JSON.parse(text) : undefined;
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-        });
-        res.on('error', reject);
-      },
+      (res) => readReply(res).then(resolve, reject),
     );
     req.on('error', reject);
     if (payload) req.write(payload);
@@ -66,4 +52,23 @@ export function sessionCookie(reply: Reply): string | null {
     if (m) return m[1] ?? null;
   }
   return null;
+}
+
+/** A response read whole: its status, headers, text and (when it parses) JSON. */
+export function readReply(res: IncomingMessage): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let json: unknown;
+      try {
+        json = text ? JSON.parse(text) : undefined;
+      } catch {
+        json = undefined;
+      }
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+    });
+    res.on('error', reject);
+  });
 }

@@ -3,7 +3,7 @@
 // the last bytes go out in the same tick. The server can start none of them before that (it waits
 // for the whole body), so they run at the same moment as closely as a test can make them.
 import { request as httpRequest } from 'node:http';
-import type { Reply } from './http.js';
+import { readReply, type Reply } from './http.js';
 
 export interface HeldRequest {
   /** http://host:port of the server (an instance, or the load balancer). */
@@ -36,21 +36,7 @@ export async function released(requests: readonly HeldRequest[]): Promise<Reply[
             agent: false,
             headers: { ...r.headers, 'content-length': String(body.length) },
           },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('end', () => {
-              const text = Buffer.concat(chunks).toString('utf8');
-              let json: unknown;
-              try {
-                json = text ? JSON.parse(text) : undefined;
-              } catch {
-                json = undefined;
-              }
-              resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-            });
-            res.on('error', reject);
-          },
+          (res) => readReply(res).then(resolve, reject),
         );
         req.on('error', reject);
         // Flushed to the socket (so connected, headers sent) before the release.
