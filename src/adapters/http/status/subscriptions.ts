@@ -98,6 +98,16 @@ const mediaType = (req: IncomingMessage) => (rawHeader(req, 'content-type') ?? '
 const tokenOf = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://zone').searchParams.get('token');
 const methodNotAllowed = (res: ServerResponse, allow: string) => writeProblem(res, badRequest(`Only ${allow} are allowed here.`, 405), { allow });
 
+/** The body as text, or the status of the 413 answered instead. */
+async function bodyOr413(req: IncomingMessage, res: ServerResponse): Promise<string | number> {
+  try {
+    return await readBody(req);
+  } catch (err) {
+    if (err instanceof TooLarge) return writeProblem(res, new AppError('BAD_REQUEST', 'The body is too large.', { status: 413 }), { connection: 'close' });
+    throw err;
+  }
+}
+
 async function subscribe(deps: SubscriptionDepsForZone, req: IncomingMessage, res: ServerResponse): Promise<number> {
   const type = mediaType(req);
   const origin = rawHeader(req, 'origin');
@@ -108,13 +118,8 @@ async function subscribe(deps: SubscriptionDepsForZone, req: IncomingMessage, re
     return writeProblem(res, forbidden('Cross-site request refused: this origin may not subscribe here.'));
   }
   const client: ClientInfo = { ip: deps.clientIp(req), userAgent: rawHeader(req, 'user-agent') ?? '' };
-  let text: string;
-  try {
-    text = await readBody(req);
-  } catch (err) {
-    if (err instanceof TooLarge) return writeProblem(res, new AppError('BAD_REQUEST', 'The body is too large.', { status: 413 }), { connection: 'close' });
-    throw err;
-  }
+  const text = await bodyOr413(req, res);
+  if (typeof text === 'number') return text;
   let email: unknown;
   if (form) {
     email = new URLSearchParams(text).get('email') ?? '';
@@ -174,13 +179,8 @@ function confirmPage(deps: SubscriptionDepsForZone, token: string | null, res: S
 async function confirm(deps: SubscriptionDepsForZone, req: IncomingMessage, res: ServerResponse): Promise<number> {
   const origin = rawHeader(req, 'origin');
   if (origin !== undefined && origin !== deps.zoneOrigin) return writeProblem(res, forbidden('Cross-site request refused: confirm from the page the link opens.'));
-  let text: string;
-  try {
-    text = await readBody(req);
-  } catch (err) {
-    if (err instanceof TooLarge) return writeProblem(res, new AppError('BAD_REQUEST', 'The body is too large.', { status: 413 }), { connection: 'close' });
-    throw err;
-  }
+  const text = await bodyOr413(req, res);
+  if (typeof text === 'number') return text;
   const token = (mediaType(req) === 'application/x-www-form-urlencoded' ? new URLSearchParams(text).get('token') : null) ?? tokenOf(req);
   return (await deps.confirm(token))
     ? page(res, 200, deps.serviceName, 'You are subscribed', ['Incident updates and planned maintenance will come to this address. Every email has a link to unsubscribe.'])
