@@ -11,6 +11,7 @@ import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { section, type Me } from './app.js';
 import { busy, h, statusLine, type StatusLine } from './dom.js';
 import { ReauthCancelled, withRecentAuth } from './reauth.js';
+import { resendVerificationButton } from './resend-verification.js';
 
 const Lookup = graphql('query OAuthRequest($id: ID!) { oauthRequest(id: $id) { clientId clientName redirectHost resource tunnel { id host } scopes allowed } }');
 type Request = NonNullable<ResultOf<typeof Lookup>['oauthRequest']>;
@@ -90,20 +91,7 @@ function describe(r: Request, me: Viewer, status: StatusLine, recheck: () => voi
  * the console's banner, and a way to look again once the link is followed.
  */
 function verifyFirst(me: Viewer, status: StatusLine, recheck: () => void): HTMLElement {
-  const resend = h('button', { type: 'button', class: 'small', id: 'consent-resend' }, 'Resend the verification email');
-  resend.addEventListener('click', () => {
-    resend.disabled = true;
-    void (async () => {
-      try {
-        await gql(graphql('mutation ConsentResend { resendVerification }'));
-        status.show('ok', `A new verification link is on its way to ${me.email}.`);
-      } catch (err) {
-        status.show('error', explain(err));
-      } finally {
-        resend.disabled = false;
-      }
-    })();
-  });
+  const resend = resendVerificationButton(me.email, status, 'Resend the verification email', { id: 'consent-resend' });
   const again = h('button', { type: 'button', class: 'small secondary', id: 'consent-recheck' }, 'I have verified it');
   again.addEventListener('click', recheck);
   return h(

@@ -15,6 +15,7 @@ import { tokensView } from './tokens.js';
 import { webhooksView } from './webhooks.js';
 import { deviceView } from './device.js';
 import { consentView } from './consent.js';
+import { resendVerificationButton } from './resend-verification.js';
 
 type Page = { title: string; auth: 'in' | 'out' | 'any'; render: (boot: Boot, me: Me | null) => Node | Promise<Node> };
 
@@ -97,20 +98,7 @@ function header(me: Me | null, path: string): HTMLElement {
 function banner(me: Me): HTMLElement | null {
   if (me.emailVerified) return null;
   const status = statusLine();
-  const resend = h('button', { type: 'button', class: 'small' }, 'Resend the email');
-  resend.addEventListener('click', () => {
-    resend.disabled = true;
-    void (async () => {
-      try {
-        await gql(graphql('mutation Resend { resendVerification }'));
-        status.show('ok', `A new verification link is on its way to ${me.email}.`);
-      } catch (err) {
-        status.show('error', explain(err));
-      } finally {
-        resend.disabled = false;
-      }
-    })();
-  });
+  const resend = resendVerificationButton(me.email, status, 'Resend the email');
   return h(
     'div',
     { class: 'banner', id: 'verify-banner', role: 'region', 'aria-label': 'Email verification' },
