@@ -73,7 +73,9 @@ export class RefreshRotations {
         return again ?? forward();
       }
       const answer = await forward();
-      if (answer.status === 200 && clientId !== null) await this.remember(rotationKey, clientId, answer);
+      // Remembering is for the racing presentation; failing to, it would be reuse (fails closed),
+      // and this answer still goes out: its refresh token is the only live one.
+      if (answer.status === 200 && clientId !== null) await this.remember(rotationKey, clientId, answer).catch((err: unknown) => this.deps.logger.warn({ err: (err as Error).message }, 'refresh rotation not remembered'));
       return answer;
     } finally {
       await this.deps.cache.del(lockKey).catch(() => undefined);
