@@ -43,6 +43,11 @@ test('a subdomain is unique per account (409) but two accounts may share one', a
   await createTunnel(s, owner, { subdomain });
   const again = await s.request('/api/tunnels', { method: 'POST', bearer: owner.token, body: { subdomain } });
   assertProblem(again, 409, 'CONFLICT');
+  assert.equal(again.json.detail, 'You already have a tunnel with that subdomain.', 'no custom domain was given: the subdomain is what clashes');
+  const renamed = await createTunnel(s, owner);
+  const renameTaken = await patchTunnel(s, owner, renamed.id, { subdomain });
+  assertProblem(renameTaken, 409, 'CONFLICT');
+  assert.equal(renameTaken.json.detail, 'You already have a tunnel with that subdomain.');
   const elsewhere = await s.request('/api/tunnels', { method: 'POST', bearer: other.token, body: { subdomain } });
   assert.equal(elsewhere.status, 201);
 });
@@ -56,10 +61,12 @@ test('custom domain: a valid host name outside ZONE, lowercased, unique across a
   const t = await createTunnel(s, owner, { custom_domain: `${domain.toUpperCase()}.` });
   assert.equal(t.custom_domain, domain);
   const taken = await s.request('/api/tunnels', { method: 'POST', bearer: other.token, body: { subdomain: uniqueSubdomain(), custom_domain: domain } });
-  assert.equal(taken.status, 409);
+  assertProblem(taken, 409, 'CONFLICT');
+  assert.equal(taken.json.detail, 'That custom domain is already in use.');
   const other2 = await createTunnel(s, other);
   const patchTaken = await patchTunnel(s, other, other2.id, { custom_domain: domain });
-  assert.equal(patchTaken.status, 409);
+  assertProblem(patchTaken, 409, 'CONFLICT');
+  assert.equal(patchTaken.json.detail, 'That custom domain is already in use.');
 });
 
 test('GET /api/tunnels lists only the caller’s tunnels, oldest first', async () => {
@@ -134,6 +141,7 @@ test('GraphQL: createTunnel, updateTunnel, me.tunnels and deleteTunnel, with the
   assert.ok(me.json.data.me.tunnels.some((x: { id: string; discoverable: boolean }) => x.id === t.id && x.discoverable));
   const dup = await gql('mutation ($s: String!) { createTunnel(subdomain: $s) { id } }', { s: subdomain });
   assert.equal(dup.json.errors[0].extensions.code, 'CONFLICT');
+  assert.equal(dup.json.errors[0].message, 'You already have a tunnel with that subdomain.');
   const foreign = await gql('mutation ($id: ID!) { deleteTunnel(id: $id) }', { id: t.id }, other.token);
   assert.equal(foreign.json.errors[0].extensions.code, 'NOT_FOUND');
   const anon = await s.request('/graphql', { method: 'POST', body: { query: 'mutation { createTunnel(subdomain: "x") { id } }' } });
