@@ -3,7 +3,7 @@
 // after. The machine's PostgreSQL is left alone (its settings, its other databases' load), and
 // PostgreSQL's CPU is counted on this cluster's processes only.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -47,48 +47,71 @@ export function settingBytes(value: string): number {
   return Number(m[1]) * unit;
 }
 
-function meminfo(field: string): number {
-  const line = readFileSync('/proc/meminfo', 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+/** A field of /proc/meminfo (its number: kB for sizes, a count for HugePages_*), 0 when absent. */
+function meminfoField(text: string, field: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${field}:`));
   return Number(/(\d+)/.exec(line ?? '')?.[1] ?? 0);
 }
 
 export interface HugePages {
   /** Enough free huge pages for the cluster's shared memory: start it with huge_pages=on. */
   available: boolean;
-  /** Why not, when not. */
-  reason: string;
-  /** Gives back the pages this reserved (none when it reserved none). */
-  release(): void;
+  /** Huge pages the cluster's shared memory needs, and the machine's (total, free; 0 when it has none). */
+  need: number;
+  total: number;
+  free: number;
+  /** When not available: what is missing and how to provide it (one paragraph). */
+  advice: string;
 }
 
 /**
- * Huge pages for a cluster with `sharedBuffers` of shared buffers, reserved (vm.nr_hugepages, as
- * root) when fewer are free, as on a server sized for large shared buffers. Without them every
- * backend faults in, 4 kB at a time, each page of shared memory it touches for the first time:
- * on a million accounts with 10 GB of shared buffers that was most of what made a login's
- * PostgreSQL CPU grow with the data (1.3-1.6x the small set's; 0.9x with huge pages), and it
- * doubled a cold session check's.
+ * Whether the machine has free huge pages for a cluster with `sharedBuffers` of shared buffers,
+ * read from /proc/meminfo. Only reads: reserving huge pages (vm.nr_hugepages) is the operator's
+ * decision, made before the run; the advice says how. Without them every backend faults in,
+ * 4 kB at a time, each page of shared memory it touches first, which on a large set with large
+ * shared buffers is nearly every page a request touches (bench/README.md, "bench:scale").
  */
-export function reserveHugePages(sharedBuffers: string): HugePages {
-  const pageBytes = meminfo('Hugepagesize') * 1024;
-  const none = (reason: string): HugePages => ({ available: false, reason, release() {} });
-  if (pageBytes === 0) return none('the kernel has no huge pages');
-  // Shared buffers, their descriptors and the rest of shared memory (locks, WAL buffers, ...).
-  const need = Math.ceil((settingBytes(sharedBuffers) * 1.04 + 256 * 2 ** 20) / pageBytes);
-  const free = meminfo('HugePages_Free');
-  if (free >= need) return { available: true, reason: '', release() {} };
-  if (process.getuid?.() !== 0) return none(`${free} free huge pages, ${need} needed, and reserving more needs root`);
-  const path = '/proc/sys/vm/nr_hugepages';
-  const before = Number(readFileSync(path, 'utf8'));
-  const release = () => writeFileSync(path, String(before));
-  try {
-    writeFileSync(path, String(before + need - free));
-  } catch (err) {
-    return none(`vm.nr_hugepages could not be raised: ${(err as Error).message}`);
+export function checkHugePages(sharedBuffers: string, meminfo = readFileSync('/proc/meminfo', 'utf8')): HugePages {
+  const pageKb = meminfoField(meminfo, 'Hugepagesize');
+  const total = meminfoField(meminfo, 'HugePages_Total');
+  const free = meminfoField(meminfo, 'HugePages_Free');
+  if (pageKb === 0) {
+    return { available: false, need: 0, total, free, advice: 'the kernel offers no huge pages (no Hugepagesize in /proc/meminfo)' };
   }
-  if (meminfo('HugePages_Free') >= need) return { available: true, reason: '', release };
-  release();
-  return none(`the kernel found memory for ${meminfo('HugePages_Free')} of ${need} huge pages`);
+  // Shared buffers, their descriptors and the rest of shared memory (locks, WAL buffers, ...).
+  const need = Math.ceil((settingBytes(sharedBuffers) * 1.04 + 256 * 2 ** 20) / (pageKb * 1024));
+  if (free >= need) return { available: true, need, total, free, advice: '' };
+  const advice =
+    `${free} free huge pages of ${pageKb} kB, ${need} needed for shared_buffers=${sharedBuffers}. ` +
+    `To provide them, as root before the run: sysctl -w vm.nr_hugepages=${total + need - free} ` +
+    `(and back to ${total} afterwards); or set SCALE_SHARED_BUFFERS lower, or SCALE_POSTGRES_URL to a server of your own`;
+  return { available: false, need, total, free, advice };
+}
+
+/** SCALE_HUGE_PAGES: `auto` (the default) uses them when free; `require` stops without them; `off` never asks for them. */
+export type HugePagesMode = 'auto' | 'require' | 'off';
+
+export function hugePagesMode(value: string | undefined): HugePagesMode {
+  const mode = value ?? 'auto';
+  if (mode === 'auto' || mode === 'require' || mode === 'off') return mode;
+  throw new Error(`SCALE_HUGE_PAGES must be auto, require or off (got ${JSON.stringify(value)})`);
+}
+
+/**
+ * The cluster's huge_pages setting for a mode and what the machine has, with the line to print
+ * when the run goes on without them. `require` without enough free pages stops the run here,
+ * before anything starts, with the advice.
+ */
+export function hugePagesSetting(mode: HugePagesMode, check: HugePages): { setting: 'on' | 'off'; warning: string | null } {
+  if (mode === 'off') return { setting: 'off', warning: null };
+  if (check.available) return { setting: 'on', warning: null };
+  if (mode === 'require') throw new Error(`SCALE_HUGE_PAGES=require: ${check.advice}.`);
+  return {
+    setting: 'off',
+    warning:
+      `bench:scale runs without huge pages: ${check.advice}. Figures of a run without them are not ` +
+      'comparable with runs on huge pages (bench/README.md); SCALE_HUGE_PAGES=require stops instead.',
+  };
 }
 
 /** `keep`: the cluster runs in a process group of its own, so it outlives this process when asked to. */

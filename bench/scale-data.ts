@@ -8,7 +8,7 @@
 // - per path, the server's CPU per request (from /proc), PostgreSQL's CPU per request (every
 //   `postgres` process, from /proc) and the statements per request (pg_stat_database);
 // - then EXPLAIN of every periodic sweep and background job on the large set.
-// Prints one Markdown table (the README keeps it) and drops both databases.
+// Prints one Markdown table (bench/HISTORY.md keeps the runs) and drops both databases.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -19,7 +19,7 @@ import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { cpuSeconds, cpuTimes, startServer, type Proc } from './lib.js';
-import { binaries, clusterPids, reserveHugePages, startPrivatePostgres, type HugePages, type PrivatePostgres } from './private-postgres.js';
+import { binaries, checkHugePages, clusterPids, hugePagesMode, hugePagesSetting, startPrivatePostgres, type PrivatePostgres } from './private-postgres.js';
 import { KnownHosts } from '../src/domain/cards/known-hosts.js';
 import { TUNNEL_HOSTS_PAGE_SQL } from '../src/domain/cards/store.js';
 import { SWEEPS } from '../src/domain/retention/retention.js';
@@ -34,12 +34,15 @@ import { HASH_OPTIONS } from '../src/domain/passwords/password.js';
  * (private-postgres.ts) with SCALE_SHARED_BUFFERS (default 10GB) of shared buffers, so the
  * large set fits in memory as it would on a server sized for it (this VM keeps almost no file
  * page cache: with PostgreSQL's default 128MB, every read outside it goes to the disk), on huge
- * pages as such a server would run (reserved for the run when root can; the note says when not).
+ * pages as such a server would run, when the machine has them free. The run never changes the
+ * machine's settings: without enough free huge pages it says what is missing and how to provide
+ * it, then runs without them (SCALE_HUGE_PAGES=require: stops instead; off: never uses them).
  */
 const EXTERNAL = process.env.SCALE_POSTGRES_URL;
 const SHARED_BUFFERS = process.env.SCALE_SHARED_BUFFERS ?? '10GB';
 let cluster: PrivatePostgres | null = null;
-let hugePages: HugePages | null = null;
+/** The cluster's huge_pages setting and, when it runs without them, why (null: an external server). */
+let hugePages: { setting: 'on' | 'off'; warning: string | null } | null = null;
 let ADMIN = EXTERNAL ?? '';
 let urlOf = (db: string) => new URL(db, EXTERNAL).toString();
 const REDIS = 'redis://127.0.0.1:6379/10';
@@ -519,27 +522,32 @@ async function explain(url: string): Promise<string[]> {
   return plans;
 }
 
+// What the run's own cluster needs from the machine, checked before anything starts: a missing
+// requirement is said (and with SCALE_HUGE_PAGES=require, stops the run), never provided here.
+if (!EXTERNAL) {
+  try {
+    hugePages = hugePagesSetting(hugePagesMode(process.env.SCALE_HUGE_PAGES), checkHugePages(SHARED_BUFFERS));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(2);
+  }
+  if (hugePages.warning) process.stderr.write(`${hugePages.warning}\n`);
+}
 const built = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
 if (built.status !== 0) process.exit(built.status ?? 1);
 if (!EXTERNAL) {
-  hugePages = reserveHugePages(SHARED_BUFFERS);
-  try {
-    cluster = await startPrivatePostgres(
-      {
-        shared_buffers: SHARED_BUFFERS,
-        max_connections: '100',
-        huge_pages: hugePages.available ? 'on' : 'off',
-        // Room for the seed's WAL between checkpoints (the default 1GB checkpointed every few
-        // seconds of it); each path starts from a checkpoint of its own anyway.
-        max_wal_size: '16GB',
-        ...(DIAG ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' } : {}),
-      },
-      process.env.SCALE_KEEP === '1',
-    );
-  } catch (err) {
-    hugePages.release();
-    throw err;
-  }
+  cluster = await startPrivatePostgres(
+    {
+      shared_buffers: SHARED_BUFFERS,
+      max_connections: '100',
+      huge_pages: hugePages?.setting ?? 'off',
+      // Room for the seed's WAL between checkpoints (the default 1GB checkpointed every few
+      // seconds of it); each path starts from a checkpoint of its own anyway.
+      max_wal_size: '16GB',
+      ...(DIAG ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' } : {}),
+    },
+    process.env.SCALE_KEEP === '1',
+  );
   const own = cluster;
   ADMIN = own.urlOf('postgres');
   urlOf = (db) => own.urlOf(db);
@@ -554,7 +562,11 @@ const results = new Map<string, { small?: Figure; large?: Figure }>();
 const notes: string[] = [];
 {
   const { rows } = await admin.query(`SELECT current_setting('server_version') AS v, current_setting('shared_buffers') AS sb`);
-  const huge = hugePages ? (hugePages.available ? ', on huge pages' : `, without huge pages (${hugePages.reason}: every backend's first touch of each 4 kB page of shared memory counts)`) : '';
+  const huge = hugePages
+    ? hugePages.setting === 'on'
+      ? ', on huge pages'
+      : `, **without huge pages** (${hugePages.warning ?? 'SCALE_HUGE_PAGES=off'}; every backend's first touch of each 4 kB page of shared memory counts)`
+    : '';
   notes.push(`PostgreSQL ${rows[0].v} (${cluster ? "the run's own cluster" : EXTERNAL}), shared_buffers ${rows[0].sb}${huge}`);
 }
 try {
@@ -593,13 +605,12 @@ try {
   // SCALE_KEEP=1: the databases (and the run's own cluster, still running) stay for a look
   // afterwards (EXPLAIN, pg_statio); drop or stop them by hand.
   if (process.env.SCALE_KEEP === '1') {
-    const where = cluster ? ` on ${ADMIN} (stop: kill -INT ${cluster.pid}; then rm -r ${cluster.dir}; the huge pages it reserved stay: see vm.nr_hugepages)` : '';
+    const where = cluster ? ` on ${ADMIN} (stop: kill -INT ${cluster.pid}; then rm -r ${cluster.dir})` : '';
     process.stderr.write(`kept: ${Object.values(dbs).join(', ')}${where}\n`);
   } else for (const db of Object.values(dbs)) await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`).catch(() => {});
   await admin.end();
   if (cluster && process.env.SCALE_KEEP !== '1') {
     await cluster.stop();
-    hugePages?.release();
   }
 }
 
