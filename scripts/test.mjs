@@ -31,8 +31,18 @@ const cleanups = [];
 const slots = [];
 const databaseUrl = process.env.DATABASE_URL;
 if (databaseUrl) {
-  const admin = new pg.Client({ connectionString: databaseUrl });
-  await admin.connect();
+  // The workers' databases are made from this connection: the named database, or, when it does
+  // not exist yet, the server's maintenance database (`postgres`).
+  let admin = new pg.Client({ connectionString: databaseUrl });
+  try {
+    await admin.connect();
+  } catch (err) {
+    if (err?.code !== '3D000') throw err;
+    const maintenance = new URL(databaseUrl);
+    maintenance.pathname = '/postgres';
+    admin = new pg.Client({ connectionString: maintenance.toString() });
+    await admin.connect();
+  }
   const base = new URL(databaseUrl).pathname.slice(1);
   for (let i = 0; i < jobs; i++) {
     const name = `${base}_w${i}`;
