@@ -1,5 +1,8 @@
 // Where emails go: a real SMTP server (SMTP_URL), or .eml files in DATA_DIR/outbox for the
-// zero-service default. Logs name the file and the link's path, never the credential.
+// zero-service default. Logs name the file and the link's path, never the credential. Beside each
+// .eml the outbox folder gets a .txt of the same name: the subject, the recipient and the text
+// body as written, so a link can be opened as copied (the raw .eml is quoted-printable: `=3D`
+// for `=` and soft line breaks inside long links).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
@@ -50,6 +53,11 @@ export function redactLinks(text: string): string {
   return text.replace(/([?&](?:token|user_code)=)[^\s&"'<>]+/g, '$1[redacted]');
 }
 
+/** The outbox's .txt copy: headers a person reads, a blank line, the text body unencoded. */
+export function readableCopy(mail: Pick<OutgoingMail, 'subject' | 'to' | 'text'>): string {
+  return `Subject: ${mail.subject}\nTo: ${mail.to}\n\n${mail.text.endsWith('\n') ? mail.text : `${mail.text}\n`}`;
+}
+
 export function fileTransport(dataDir: string, logger: Logger): MailTransport {
   const dir = join(dataDir, 'outbox');
   mkdirSync(dir, { recursive: true });
@@ -57,10 +65,11 @@ export function fileTransport(dataDir: string, logger: Logger): MailTransport {
   return {
     async send(mail) {
       const info = await writer.sendMail(message(mail));
-      const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${mail.kind}-${mail.id}.eml`);
-      writeFileSync(file, info.message as Buffer, { mode: 0o600 });
+      const base = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${mail.kind}-${mail.id}`);
+      writeFileSync(`${base}.eml`, info.message as Buffer, { mode: 0o600 });
+      writeFileSync(`${base}.txt`, readableCopy(mail), { mode: 0o600 });
       const links = (mail.text.match(/https?:\/\/\S+/g) ?? []).map(redactLinks);
-      logger.info({ kind: mail.kind, file, links }, 'email written to the outbox folder (open the file for the link)');
+      logger.info({ kind: mail.kind, file: `${base}.txt`, links }, 'email written to the outbox folder (open the .txt file for the link)');
     },
     close() {
       writer.close();
