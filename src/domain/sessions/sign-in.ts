@@ -126,7 +126,7 @@ export async function issueSignIn(
   // invalidation (it shows the last login; it listens: accounts/account-view.ts) and the caller's
   // writes. Each sends its command before its first await, so the replies come back together:
   // one wakeup of the event loop instead of one per command (round trips are the largest part of
-  // a login's main-thread CPU: docs/performance.md).
+  // a login's main-thread CPU: bench/HISTORY.md).
   await Promise.all([
     evicted.length > 0 ? tombstone(deps, evicted) : undefined,
     deps.events.emit('account.signedIn', { accountId: account.id }),
