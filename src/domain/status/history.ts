@@ -8,7 +8,7 @@
 // and null where nothing was measured.
 import type { Db } from '../store.js';
 import { addChecks, deleteHistoryBefore, readHistoryRows, type Counts, type DayRow } from './store.js';
-import { COMPONENTS, type ComponentName, type Rollup } from './rollup.js';
+import { COMPONENTS, isUnconfigured, type ComponentName, type Rollup } from './rollup.js';
 
 export const HISTORY_DAYS = 90;
 const DAY_MS = 24 * 3600 * 1000;
@@ -83,14 +83,17 @@ export function summarizeHistory(now: Date, days: readonly DayRow[], lastDay: re
   };
 }
 
-/** Adds one check per component of the roll-up to its day and minute rows (one statement). */
+/**
+ * Adds one check per probed component of the roll-up to its day and minute rows (one statement).
+ * An unconfigured component was not measured: its history stays "no data".
+ */
 export async function recordChecks(db: Db, rollup: Rollup): Promise<void> {
   const at = Date.parse(rollup.checked_at);
   await addChecks(
     db,
     new Date(startOfDay(at)),
     new Date(startOfMinute(at)),
-    rollup.components.map((c) => ({ component: c.name, failed: !c.ok })),
+    rollup.components.filter((c) => !isUnconfigured(c)).map((c) => ({ component: c.name, failed: !c.ok })),
   );
 }
 

@@ -5,7 +5,7 @@ import { badRequest, conflict, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Db } from '../store.js';
 import { INCIDENT_IMPACTS, INCIDENT_STATUSES, type IncidentImpact, type IncidentJson, type IncidentStatus, type MaintenanceJson } from './notices.js';
-import { COMPONENTS, type Rollup } from './rollup.js';
+import { COMPONENTS, isUnconfigured, type Rollup } from './rollup.js';
 import { enqueueNotices, incidentNotice, maintenanceNotice, type SubscriptionDeps } from './subscriptions.js';
 
 export { INCIDENT_IMPACTS, INCIDENT_STATUSES, type IncidentImpact, type IncidentJson, type IncidentStatus, type MaintenanceJson } from './notices.js';
@@ -246,20 +246,25 @@ const TITLE_OF: Record<string, string> = { broker: 'Broker unavailable', api: 'A
 /**
  * After a refresh this instance probed (once per probe, across instances): opens an automatic
  * incident for a component down on AUTOMATIC_INCIDENT_AFTER consecutive refreshes, and resolves
- * it on the first refresh that finds the component up.
+ * it on the first refresh that finds the component up. An unconfigured component is not down:
+ * it never opens one, and one left open from before its health URL was removed is resolved.
  */
 export async function trackAutomaticIncidents(deps: IncidentWriteDeps, rollup: Rollup): Promise<{ opened: string[]; resolved: string[] }> {
   let notices = 0;
+  const unconfigured = new Set(rollup.components.filter(isUnconfigured).map((c) => c.name as string));
   const changed = await recordStreaks(
     deps.db,
-    rollup.components.map((c) => ({ component: c.name, failed: !c.ok })),
+    rollup.components.map((c) => ({ component: c.name, failed: !c.ok && !unconfigured.has(c.name) })),
     new Date(rollup.checked_at),
     AUTOMATIC_INCIDENT_AFTER,
     (component) => ({
       title: TITLE_OF[component] ?? `${component} unavailable`,
       message: `Opened automatically: ${component} failed its checks on ${AUTOMATIC_INCIDENT_AFTER} consecutive refreshes. We are looking into it.`,
     }),
-    (component) => `Resolved automatically: ${component} passes its checks again.`,
+    (component) =>
+      unconfigured.has(component)
+        ? `Resolved automatically: ${component} is no longer checked (its health URL is not configured).`
+        : `Resolved automatically: ${component} passes its checks again.`,
     async (tx, r) => {
       notices += await enqueueNotices(deps, tx, incidentNotice(r, r.status !== 'resolved'));
     },

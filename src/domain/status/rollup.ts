@@ -22,7 +22,19 @@ export interface ComponentStatus {
 
 export const COMPONENTS: readonly ComponentName[] = ['broker', 'api', 'edge'];
 
+/** The detail of a component without a health URL (BROKER_HEALTH_URL unset), as the contract words it. */
+export const NOT_CONFIGURED_DETAIL = 'not configured';
+
+/**
+ * A component with nothing to probe: reported down with the detail `not configured` (the
+ * contract's words), but not an outage. It does not turn the roll-up degraded, opens no incident
+ * and adds nothing to the history. Read from the entry itself, so a roll-up shared by another
+ * instance is judged the same way.
+ */
+export const isUnconfigured = (c: ComponentStatus): boolean => !c.ok && c.latency_ms === null && c.detail === NOT_CONFIGURED_DETAIL;
+
 export interface Rollup {
+  /** "ok" when every configured component is ok (an unconfigured one is left out), else "degraded". */
   status: 'ok' | 'degraded';
   /** Always broker, api, edge, in that order. */
   components: ComponentStatus[];
@@ -44,17 +56,17 @@ export interface StatusDeps {
 
 /**
  * What the roll-up says is wrong, as one comparable string ('' when all is well): the log notes a
- * change of it, not every refresh (an unconfigured broker would otherwise warn every 10 s).
+ * change of it, not every refresh. An unconfigured component is not wrong (logged once at start).
  */
 export function problemsOf(rollup: Rollup): string {
   return rollup.components
-    .filter((c) => !c.ok)
+    .filter((c) => !c.ok && !isUnconfigured(c))
     .map((c) => `${c.name}: ${c.detail}`)
     .join('; ');
 }
 
 type Outcome = Omit<ProbeResult, 'latencyMs'> & { latencyMs: number | null };
-const NOT_CONFIGURED: Outcome = { ok: false, detail: 'not configured', latencyMs: null };
+const NOT_CONFIGURED: Outcome = { ok: false, detail: NOT_CONFIGURED_DETAIL, latencyMs: null };
 
 /** Probes the upstreams once and builds a fresh roll-up. Callers decide when (cache, single flight). */
 export function refreshRollup(deps: StatusDeps): Promise<Rollup> {
@@ -74,7 +86,7 @@ export function refreshRollup(deps: StatusDeps): Promise<Rollup> {
         { name: 'edge', ok: true, detail: 'ok', latency_ms: null },
       ];
       const rollup: Rollup = {
-        status: components.every((c) => c.ok) ? 'ok' : 'degraded',
+        status: components.every((c) => c.ok || isUnconfigured(c)) ? 'ok' : 'degraded',
         components,
         checked_at: checkedAt,
         // Filled in by the status service, which holds the database (service.ts).

@@ -16,7 +16,7 @@ import type { Db } from '../store.js';
 import { loadHistory, purgeHistory, recordChecks, type History } from './history.js';
 import { readNotices, trackAutomaticIncidents } from './incidents.js';
 import type { SubscriptionDeps } from './subscriptions.js';
-import { ageOf, problemsOf, refreshRollup, type Rollup, type StatusDeps } from './rollup.js';
+import { ageOf, isUnconfigured, problemsOf, refreshRollup, type Rollup, type StatusDeps } from './rollup.js';
 
 export const ROLLUP_TTL_MS = 10_000;
 export const ROLLUP_KEY = 'status:rollup';
@@ -72,6 +72,10 @@ export class StatusService {
   constructor(private readonly deps: StatusServiceDeps) {
     this.nowMs = millisOf(deps.clock);
     this.warn = throttled((msg: string, err: unknown) => deps.logger.warn({ err: (err as Error).message }, msg), 60_000);
+    // Said once, at start: the refreshes leave an unconfigured component out of their warnings.
+    if (!deps.config.brokerHealthUrl) {
+      deps.logger.info({ component: 'broker' }, 'status: broker not configured (BROKER_HEALTH_URL unset); shown as "not configured", no incident, /status stays 200');
+    }
   }
 
   /** The current snapshot when still inside its window, without any I/O. */
@@ -231,7 +235,7 @@ export class StatusService {
     const before = this.lastProblems;
     this.lastProblems = problems;
     if (problems !== '') {
-      this.deps.logger.warn({ components: rollup.components.filter((c) => !c.ok) }, 'status roll-up degraded');
+      this.deps.logger.warn({ components: rollup.components.filter((c) => !c.ok && !isUnconfigured(c)) }, 'status roll-up degraded');
     } else if (before !== null) {
       this.deps.logger.info({ was: before }, 'status roll-up ok again');
     }

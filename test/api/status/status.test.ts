@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { beforeEach, test } from 'node:test';
 import { loadConfig } from '../../../src/infra/config.js';
 import { assertProblem } from '../../support/problem.js';
-import { startStatusFixture, useStatusFixture } from '../../support/status.js';
+import { useStatusFixture } from '../../support/status.js';
 
 const f = useStatusFixture();
 const withoutLatency = (components: { latency_ms?: unknown }[]) => components.map(({ latency_ms: _, ...c }) => c);
@@ -164,19 +164,6 @@ test('Query.status gives the same roll-up from the same cache', async () => {
   assert.equal(gql.json.data.status.status, 'ok');
   assert.equal(new Date(gql.json.data.status.checkedAt).toISOString(), rest.json.checked_at);
   assert.equal(f.broker.hits, 1, 'GraphQL read the cached roll-up');
-});
-
-test('BROKER_HEALTH_URL unset: broker reported down with detail "not configured", 503', async () => {
-  const g = await startStatusFixture({ env: { BROKER_HEALTH_URL: undefined } });
-  try {
-    const r = await g.status();
-    assert.equal(r.status, 503);
-    assert.deepEqual(r.json.components[0], { name: 'broker', ok: false, detail: 'not configured', latency_ms: null });
-    assert.equal(r.json.components[1].ok, true);
-    assert.equal(g.broker.hits, 0);
-  } finally {
-    await g.close();
-  }
 });
 
 test('API_HEALTH_URL defaults to this server\'s own /healthz on PORT', () => {

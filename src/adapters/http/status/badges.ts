@@ -3,7 +3,7 @@
 // /status/badge.json. A badge's face depends only on the verdicts, so each distinct face is
 // rendered once and kept (a handful in all); a new roll-up costs a map lookup per badge.
 import { makeBadge } from 'badge-maker';
-import type { ComponentName, Rollup } from '../../../domain/status/rollup.js';
+import { isUnconfigured, NOT_CONFIGURED_DETAIL, type ComponentName, type Rollup } from '../../../domain/status/rollup.js';
 
 export type BadgeTarget = 'overall' | ComponentName;
 
@@ -11,7 +11,7 @@ export interface BadgeFace {
   label: string;
   message: string;
   /** A shields.io colour name. */
-  color: 'brightgreen' | 'red';
+  color: 'brightgreen' | 'red' | 'lightgrey';
 }
 
 export function badgeFace(rollup: Rollup, target: BadgeTarget): BadgeFace {
@@ -19,7 +19,9 @@ export function badgeFace(rollup: Rollup, target: BadgeTarget): BadgeFace {
     const ok = rollup.status === 'ok';
     return { label: 'status', message: ok ? 'operational' : 'degraded', color: ok ? 'brightgreen' : 'red' };
   }
-  const ok = rollup.components.find((c) => c.name === target)?.ok ?? false;
+  const component = rollup.components.find((c) => c.name === target);
+  if (component && isUnconfigured(component)) return { label: target, message: NOT_CONFIGURED_DETAIL, color: 'lightgrey' };
+  const ok = component?.ok ?? false;
   return { label: target, message: ok ? 'up' : 'down', color: ok ? 'brightgreen' : 'red' };
 }
 

@@ -5,7 +5,7 @@
 // phone first: the strip scales to the width of the page.
 import type { ComponentHistory, DayEntry, History, UptimeWindow } from '../../../domain/status/history.js';
 import type { IncidentJson, MaintenanceJson } from '../../../domain/status/notices.js';
-import type { Rollup } from '../../../domain/status/rollup.js';
+import { isUnconfigured, type Rollup } from '../../../domain/status/rollup.js';
 import { escapeHtml } from '../../../infra/html/escape.js';
 
 const STYLE = `
@@ -169,11 +169,13 @@ function noticesSection(rollup: Rollup): string {
 
 export function renderStatusPage(rollup: Rollup, serviceName: string, history: History | null = null): string {
   const ok = rollup.status === 'ok';
-  const down = rollup.components.filter((c) => !c.ok).map((c) => c.name);
+  const down = rollup.components.filter((c) => !c.ok && !isUnconfigured(c)).map((c) => c.name);
+  const unconfigured = rollup.components.filter(isUnconfigured).map((c) => c.name);
   const open = (rollup.incidents ?? []).length;
-  // The checks decide the verdict (the seed's contract); an open incident is named beside it.
-  const verdict =
-    (ok ? 'All systems operational' : `Degraded: ${down.join(' and ')} down`) + (open > 0 ? ` · ${open} open incident${open === 1 ? '' : 's'} below` : '');
+  // The checks decide the verdict (the seed's contract); an open incident is named beside it. A
+  // component without a health URL is named as such, not as an outage.
+  const operational = unconfigured.length === 0 ? 'All systems operational' : `All configured systems operational (${unconfigured.join(' and ')} not configured)`;
+  const verdict = (ok ? operational : `Degraded: ${down.join(' and ')} down`) + (open > 0 ? ` · ${open} open incident${open === 1 ? '' : 's'} below` : '');
   const rows = rollup.components
     .map(
       (c) =>

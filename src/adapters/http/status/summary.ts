@@ -3,7 +3,7 @@
 // components, open incidents and upcoming maintenance), so it is rendered once per snapshot and
 // served like /status.
 import type { IncidentJson, MaintenanceJson } from '../../../domain/status/notices.js';
-import type { Rollup } from '../../../domain/status/rollup.js';
+import { isUnconfigured, type Rollup } from '../../../domain/status/rollup.js';
 
 type ComponentState = 'operational' | 'degraded_performance' | 'partial_outage' | 'major_outage' | 'under_maintenance';
 type Indicator = 'none' | 'minor' | 'major' | 'critical';
@@ -37,7 +37,8 @@ const updatesOf = (incidentId: string, updates: IncidentJson['updates']) =>
 export function statuspageSummary(rollup: Rollup, serviceName: string, pageUrl: string): unknown {
   const incidents = rollup.incidents ?? [];
   const maintenances = rollup.maintenances ?? [];
-  const components = rollup.components.map((c, position) => ({
+  // A component that is not configured is not part of the page (Statuspage has no state for it).
+  const components = rollup.components.filter((c) => !isUnconfigured(c)).map((c, position) => ({
     id: c.name,
     name: c.name,
     status: componentState(c.name, c.ok, incidents, maintenances),
