@@ -158,7 +158,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     },
     async close() {
       oauth.stop();
-      resolver.stop();
+      await resolver.stop();
       if (metricsServer?.listening) await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
       await fastify.close();
     },

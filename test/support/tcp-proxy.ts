@@ -1,12 +1,15 @@
 // A loopback TCP proxy the tests put between a server instance and its database or Redis, so
 // they can make those unreachable (cut: connections reset, new ones refused) or silent
-// (hang: connections stay open, nothing passes) without touching the shared services.
+// (hang: connections stay open, nothing passes) or slow to answer (delayMs) without touching the
+// shared services.
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 
 export class TcpProxy {
   private readonly sockets = new Set<Socket>();
   private hung = false;
   private blocked = false;
+  /** How long what the target sends back is held before it reaches the client (ms). */
+  delayMs = 0;
 
   private constructor(
     private readonly server: ReturnType<typeof createServer>,
@@ -30,8 +33,13 @@ export class TcpProxy {
       client.on('data', (d: Buffer) => {
         if (!self!.hung) upstream.write(d);
       });
+      // What comes back is held for the current delay, in order (a later chunk never overtakes).
+      let dueAt = 0;
       upstream.on('data', (d: Buffer) => {
-        if (!self!.hung) client.write(d);
+        if (self!.hung) return;
+        if (self!.delayMs === 0 && dueAt <= performance.now()) return void client.write(d);
+        dueAt = Math.max(dueAt, performance.now() + self!.delayMs);
+        setTimeout(() => client.write(d), dueAt - performance.now());
       });
       client.on('end', () => upstream.end());
       upstream.on('end', () => client.end());

@@ -1,12 +1,15 @@
 // Host → rendered card, served from cache: an in-process layer (bounded) in front of the shared
 // store (Redis) in front of the database. With the memory cache there is one instance, so the
 // in-process layer is the whole cache and invalidation is exact and synchronous. With Redis,
-// every instance drops its in-process entries on the invalidation message; until its
-// subscription is live an instance skips the in-process layer, and in-process entries expire
-// soon anyway in case a message is lost while Redis reconnects. A lookup under way when an
+// every instance drops its in-process entries on the invalidation message and confirms it; the
+// change waits for every instance present to confirm before its reply goes out, so the next
+// request anywhere sees it. Until its subscription is live and it is marked present an instance
+// skips the in-process layer, and in-process entries expire soon anyway in case a message is
+// lost while Redis reconnects. A lookup under way when an
 // invalidation arrives keeps its answer out of the in-process layer only when that invalidation
 // would have dropped it (its host, or its tunnel): invalidations of other tunnels, which arrive
 // all the time from every instance of a busy cluster, do not cost it the fill.
+import { randomUUID } from 'node:crypto';
 import type { Cache } from '../../infra/cache/cache.js';
 import type { Sql } from '../store.js';
 import type { Logger } from 'pino';
@@ -15,7 +18,7 @@ import { BoundedTtlMap } from './local-cache.js';
 import { throttled } from '../../infra/observability/log-throttle.js';
 import { lookUpCard, UNKNOWN, type Looked, type Resolution } from './lookup.js';
 import { KnownHosts } from './known-hosts.js';
-import { SharedCardStore } from './shared-store.js';
+import { CONFIRM_WAIT_MS, PRESENCE_EVERY_MS, SharedCardStore } from './shared-store.js';
 import { withTimeout } from '../../infra/timeout.js';
 import { millisOf } from '../clock.js';
 
@@ -85,6 +88,13 @@ export class CardResolver {
   private readonly logCacheDown = throttled((err: unknown) => {
     this.deps.logger.warn({ err: (err as Error).message }, 'card cache unreachable; resolving from the database');
   });
+  /** This instance, in the shared presence set. */
+  private readonly instance = randomUUID();
+  private presence: NodeJS.Timeout | null = null;
+  /** A change went on without every instance's confirmation: said once per interval. */
+  private readonly logUnconfirmed = throttled((missing: number) => {
+    this.deps.logger.warn({ missing }, `card change not confirmed by every instance within ${CONFIRM_WAIT_MS} ms`);
+  });
   /** Entries (the cache's slot objects) whose reload ahead of expiry has started: one attempt each. */
   private readonly reloaded = new WeakSet<object>();
   /** A reload ahead of expiry failed: the entry is served until it expires, then looked up on demand. */
@@ -122,19 +132,45 @@ export class CardResolver {
     this.hosts = new KnownHosts(deps.sql, deps.config.zone, (err) => this.logFilterFailed(err));
   }
 
-  /** Subscribes to other instances' invalidations (Redis); the in-process layer starts after. */
+  /**
+   * Subscribes to every instance's invalidations (Redis) and marks this instance present, so a
+   * change waits for it to confirm; the in-process layer starts after both.
+   */
   async start(): Promise<void> {
     if (this.shared) {
-      await this.shared.subscribe((hosts, tunnelIds) => this.dropLocal(hosts, tunnelIds));
-      this.localLive = true;
+      await this.shared.subscribe(
+        (hosts, tunnelIds) => this.dropLocal(hosts, tunnelIds),
+        (err) => this.logCacheDown(err),
+      );
+      await this.markPresent();
+      this.presence = setInterval(() => void this.markPresent(), PRESENCE_EVERY_MS);
+      this.presence.unref();
     }
     // Built once every change is heard (the invalidations add new hosts to it), in the background.
     this.hosts.rebuild(this.nowMs()).catch((err: unknown) => this.logFilterFailed(err));
   }
 
-  /** Stops the known-hosts filter's rebuilds. */
-  stop(): void {
+  /**
+   * Marks this instance present. While it cannot, changes made elsewhere stop waiting for it, so
+   * it stops serving from its in-process layer (and empties it) until a mark succeeds again.
+   */
+  private async markPresent(): Promise<void> {
+    try {
+      await this.shared!.markPresent(this.instance, true);
+      this.localLive = true;
+    } catch (err) {
+      if (this.localLive) this.dropAllLocal();
+      this.localLive = false;
+      this.logCacheDown(err);
+    }
+  }
+
+  /** Stops the known-hosts filter's rebuilds and the presence marks, and says this instance is gone. */
+  async stop(): Promise<void> {
     this.hosts.stop();
+    if (this.presence) clearInterval(this.presence);
+    this.presence = null;
+    if (this.shared) await this.shared.markPresent(this.instance, false).catch(() => {});
   }
 
   /** The in-process answer, synchronously, or undefined (the hot path avoids a promise). */
@@ -255,12 +291,25 @@ export class CardResolver {
     }
   }
 
-  /** Drops the hosts and everything of the tunnels here, in the shared store, and on every instance. */
+  /** Every in-process entry goes (the known-hosts filter stays: it only ever over-approximates). */
+  private dropAllLocal(): void {
+    this.epoch++;
+    this.recent.length = 0;
+    this.inflight.clear();
+    this.known.deleteWhere(() => true);
+    this.unknown.deleteWhere(() => true);
+  }
+
+  /**
+   * Drops the hosts and everything of the tunnels here, in the shared store, and on every
+   * instance; resolves once every instance present has confirmed (bounded: CONFIRM_WAIT_MS).
+   */
   async invalidate(hosts: readonly string[], tunnelIds: readonly string[]): Promise<void> {
     this.dropLocal(hosts, tunnelIds);
     if (!this.shared) return;
     const all = await this.shared.invalidate(hosts, tunnelIds);
     this.dropLocal(all, []);
-    await this.shared.publish(all, tunnelIds);
+    const unconfirmed = await this.shared.publish(all, tunnelIds);
+    if (unconfirmed > 0) this.logUnconfirmed(unconfirmed);
   }
 }

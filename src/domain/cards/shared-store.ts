@@ -5,12 +5,36 @@
 // write the old card after the change's invalidation deleted it. Each entry records the
 // generation read before its database query; invalidation bumps it, so such a late write is
 // never valid. Entries also carry their own expiry on the service clock (tests move time).
+import { randomUUID } from 'node:crypto';
 import type { Cache } from '../../infra/cache/cache.js';
 import { hashTag } from '../../infra/cache/keys.js';
 import { card } from './card.js';
 import { UNKNOWN, type Looked, type Resolution } from './lookup.js';
 
 export const INVALIDATION_CHANNEL = 'cards:invalidate';
+
+// Which instances hold an in-process layer (each marks itself present every PRESENCE_EVERY_MS),
+// and, per invalidation, how many of them have applied it (each counts itself in once).
+const PRESENCE_KEY = 'cards:instances';
+const ackKey = (id: string) => `cards:ack:${id}`;
+/** An instance marks itself present this often… */
+export const PRESENCE_EVERY_MS = 5_000;
+/** …and counts as present this long after its last mark (two marks may be missed). */
+export const PRESENCE_TTL_MS = 3 * PRESENCE_EVERY_MS;
+/**
+ * How long a change waits for every present instance to confirm it dropped its copies. Past it
+ * the change goes on (an instance that silent is stopping, or cut off from Redis: it stops
+ * serving from its in-process layer when its next mark fails).
+ */
+export const CONFIRM_WAIT_MS = 1_000;
+const ACK_TTL_MS = 60_000;
+
+interface InvalidationMessage {
+  /** Absent from an instance of an older version: nothing to confirm. */
+  id?: string;
+  hosts: string[];
+  tunnelIds: string[];
+}
 
 // A host's entry and generation share a cluster slot (one hash tag); different hosts spread out.
 const entryKey = (host: string) => `card:h:${hashTag(host)}`;
@@ -87,14 +111,36 @@ export class SharedCardStore {
     return list;
   }
 
-  async publish(hosts: readonly string[], tunnelIds: readonly string[]): Promise<void> {
-    await this.cache.publish(INVALIDATION_CHANNEL, JSON.stringify({ hosts, tunnelIds }));
+  /** Marks this instance present (its in-process layer must hear every invalidation), or gone. */
+  async markPresent(instance: string, present: boolean): Promise<void> {
+    await this.cache.markPresent(PRESENCE_KEY, instance, present ? PRESENCE_TTL_MS : 0);
   }
 
-  subscribe(onChange: (hosts: string[], tunnelIds: string[]) => void): Promise<() => Promise<void>> {
-    return this.cache.subscribe(INVALIDATION_CHANNEL, (message) => {
-      const { hosts, tunnelIds } = JSON.parse(message) as { hosts: string[]; tunnelIds: string[] };
-      onChange(hosts, tunnelIds);
+  /**
+   * Tells every instance, then waits until every instance present has applied it (each counts
+   * itself in once it has), at most CONFIRM_WAIT_MS: the reply to the change goes out only once
+   * no instance serves the old answer. Returns how many did not confirm in time.
+   */
+  async publish(hosts: readonly string[], tunnelIds: readonly string[]): Promise<number> {
+    const id = randomUUID();
+    const present = (await this.cache.present(PRESENCE_KEY)).length;
+    const message: InvalidationMessage = { id, hosts: [...hosts], tunnelIds: [...tunnelIds] };
+    await this.cache.publish(INVALIDATION_CHANNEL, JSON.stringify(message));
+    const deadline = performance.now() + CONFIRM_WAIT_MS;
+    for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
+      const confirmed = present === 0 ? 0 : ((await this.cache.peek(ackKey(id)))?.count ?? 0);
+      if (confirmed >= present) return 0;
+      if (performance.now() >= deadline) return present - confirmed;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+
+  /** Applies every instance's invalidations here, then confirms each that asks for it. */
+  subscribe(onChange: (hosts: string[], tunnelIds: string[]) => void, onError: (err: unknown) => void): Promise<() => Promise<void>> {
+    return this.cache.subscribe(INVALIDATION_CHANNEL, (raw) => {
+      const message = JSON.parse(raw) as InvalidationMessage;
+      onChange(message.hosts, message.tunnelIds);
+      if (message.id !== undefined) this.cache.hit(ackKey(message.id), ACK_TTL_MS).catch(onError);
     });
   }
 }

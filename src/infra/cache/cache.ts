@@ -44,6 +44,14 @@ export interface Cache {
   getVersioned(versionKey: string, dataPrefix: string): Promise<{ version: string; value: string | null }>;
   /** Increments a version key (and keeps it for ttlMs). */
   bump(versionKey: string, ttlMs: number): Promise<void>;
+  /**
+   * Presence in a set whose members expire one by one: `member` counts as present for `ttlMs`
+   * from now (0 removes it). Under Redis Cluster a set lives in one slot (its own key); times
+   * are Redis's own clock, so instances with skewed clocks agree.
+   */
+  markPresent(setKey: string, member: string, ttlMs: number): Promise<void>;
+  /** The members of a markPresent() set that are present now. */
+  present(setKey: string): Promise<string[]>;
   publish(channel: string, message: string): Promise<void>;
   /** Subscribes to a channel; returns a function that unsubscribes. */
   subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;

@@ -12,6 +12,8 @@ export class MemoryCache implements Cache {
   readonly kind = 'memory' as const;
   private readonly entries = new Map<string, Entry>();
   private readonly bus = new EventEmitter();
+  /** markPresent() sets: member → until when (ms). */
+  private readonly presence = new Map<string, Map<string, number>>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -124,6 +126,21 @@ export class MemoryCache implements Cache {
     this.put(versionKey, String(Number(this.live(versionKey)?.value ?? '0') + 1), ttlMs);
   }
 
+  async markPresent(setKey: string, member: string, ttlMs: number): Promise<void> {
+    const set = this.presence.get(setKey) ?? new Map<string, number>();
+    if (ttlMs > 0) set.set(member, this.now() + ttlMs);
+    else set.delete(member);
+    this.presence.set(setKey, set);
+  }
+
+  async present(setKey: string): Promise<string[]> {
+    const t = this.now();
+    const set = this.presence.get(setKey);
+    if (!set) return [];
+    for (const [m, until] of set) if (until <= t) set.delete(m);
+    return [...set.keys()];
+  }
+
   async publish(channel: string, message: string): Promise<void> {
     this.bus.emit(channel, message);
   }
@@ -145,6 +162,7 @@ export class MemoryCache implements Cache {
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.entries.clear();
+    this.presence.clear();
     this.bus.removeAllListeners();
   }
 }

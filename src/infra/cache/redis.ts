@@ -57,6 +57,27 @@ redis.call('INCR', KEYS[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1`;
 
+// Presence: a sorted set scored by when each member stops counting, on Redis's clock. Marking
+// also prunes the members already gone and keeps the key as long as its longest member.
+const MARK_PRESENT_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if ttl > 0 then
+  redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+  local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+  redis.call('PEXPIRE', KEYS[1], math.max(1, tonumber(last[2]) - now))
+else
+  redis.call('ZREM', KEYS[1], ARGV[1])
+end
+return 1`;
+
+const PRESENT_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')`;
+
 /** Where the shared Redis is: one node, a cluster (seed nodes), or a Sentinel-managed master. */
 export type RedisTarget =
   | { mode: 'single'; url: string }
@@ -85,6 +106,8 @@ interface Scripts {
   /** Variadic: the number of keys, the keys, then how many of them (the first) to refund. */
   settleCounters(...args: (string | number)[]): Promise<number>;
   setUnless(key: string, value: string, ttlMs: string, unless: string): Promise<number>;
+  markPresent(setKey: string, member: string, ttlMs: string): Promise<number>;
+  presentMembers(setKey: string): Promise<string[]>;
 }
 type Client = (Redis | Cluster) & Scripts;
 
@@ -232,6 +255,8 @@ export class RedisCache implements Cache {
     client.defineCommand('hitCounters', { lua: HIT_MANY_SCRIPT });
     client.defineCommand('settleCounters', { lua: SETTLE_SCRIPT });
     client.defineCommand('setUnless', { numberOfKeys: 1, lua: SET_UNLESS_SCRIPT });
+    client.defineCommand('markPresent', { numberOfKeys: 1, lua: MARK_PRESENT_SCRIPT });
+    client.defineCommand('presentMembers', { numberOfKeys: 1, lua: PRESENT_SCRIPT });
     // Start-up fails (naming the variable, deps.ts) rather than waiting: a Sentinel client would
     // otherwise keep asking unreachable sentinels without ever rejecting.
     const deadline = opts.connectDeadlineMs ?? 10_000;
@@ -379,6 +404,14 @@ export class RedisCache implements Cache {
 
   async bump(versionKey: string, ttlMs: number): Promise<void> {
     await this.tracked(this.client.bumpVersion(versionKey, String(Math.max(1, Math.ceil(ttlMs)))));
+  }
+
+  async markPresent(setKey: string, member: string, ttlMs: number): Promise<void> {
+    await this.tracked(this.client.markPresent(setKey, member, String(Math.max(0, Math.ceil(ttlMs)))));
+  }
+
+  async present(setKey: string): Promise<string[]> {
+    return this.tracked(this.client.presentMembers(setKey));
   }
 
   async publish(channel: string, message: string): Promise<void> {

@@ -9,6 +9,7 @@ import { signedIn } from '../../support/accounts.js';
 import { needs } from '../../support/backends.js';
 import { startTestServer, useServer } from '../../support/server.js';
 import { hashTag } from '../../../src/infra/cache/keys.js';
+import { TcpProxy } from '../../support/tcp-proxy.js';
 import {
   CATALOG_PATH,
   INTERNAL_TOKEN,
@@ -107,6 +108,45 @@ describe('two instances on one PostgreSQL and Redis', () => {
     assert.equal(r.status, 200, r.text);
     assert.equal((await card(b, subHost)).status, 404);
     assert.equal((await card(b, slugHost)).status, 200);
+  });
+
+  test('an instance slow to hear of a change still answers it on its next request', shared, async () => {
+    // C reaches Redis through a proxy that can hold every answer back, its invalidation messages
+    // included: a change made on A must wait until C has dropped its copy, not merely published.
+    const proxy = await TcpProxy.start('127.0.0.1', Number(new URL(process.env.REDIS_URL!).port || 6379));
+    const c = await startTestServer({
+      smtp: a.smtp,
+      env: { INTERNAL_API_TOKEN: INTERNAL_TOKEN, REDIS_URL: TcpProxy.rewrite(process.env.REDIS_URL!, proxy.port) },
+    });
+    try {
+      const owner = await signedIn(a);
+      const t = await discoverableTunnel(a, owner);
+      for (const s of [c, c, a]) assert.equal((await card(s, t.host)).status, 200);
+      proxy.delayMs = 300;
+      const started = performance.now();
+      await pinTools(a, t.id, { tools: [{ name: 'late' }] });
+      const waited = performance.now() - started;
+      assert.deepEqual((await card(c, t.host)).json.tools, [{ name: 'late' }]);
+      assert.ok(waited >= 250, `the change waited for the slow instance to confirm (${waited.toFixed(0)} ms)`);
+      await patchTunnel(a, owner, t.id, { discoverable: false });
+      assert.equal((await card(c, t.host)).status, 404);
+    } finally {
+      proxy.delayMs = 0;
+      await c.close();
+      await proxy.cut();
+    }
+  });
+
+  test('an instance that stopped is not waited for', shared, async () => {
+    const gone = await startTestServer({ smtp: a.smtp, env: { INTERNAL_API_TOKEN: INTERNAL_TOKEN } });
+    await gone.close();
+    const owner = await signedIn(a);
+    const t = await discoverableTunnel(a, owner);
+    await warm(t.host, 200);
+    const started = performance.now();
+    await patchTunnel(a, owner, t.id, { discoverable: false });
+    assert.ok(performance.now() - started < 900, 'no wait for the stopped instance');
+    assert.equal((await card(b, t.host)).status, 404);
   });
 
   test('tunnel and account deletions show on the other instance at once', shared, async () => {
