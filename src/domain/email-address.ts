@@ -1,6 +1,6 @@
 // Email addresses (API.md section 3): at most 254 characters, local part at most 64, stored as
 // given, compared case-insensitively through the normalized (lowercased) form.
-import { badRequest } from './errors.js';
+import { invalidInput } from './errors.js';
 
 // Pragmatic shape check: one @, a dot-atom-ish local part of ASCII atext (RFC 5321; the same set
 // the GraphQL EmailAddress scalar serializes, so an accepted address can always be answered), a
@@ -16,12 +16,12 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** Returns the address trimmed, or throws BAD_REQUEST. */
-export function parseEmail(raw: string): string {
+/** Returns the address trimmed, or throws BAD_REQUEST about `field` (the input that held it). */
+export function parseEmail(raw: string, field = 'email'): string {
   const email = raw.trim();
   const at = email.lastIndexOf('@');
   if (email.length > 254 || at < 1 || at > 64 || !SHAPE.test(email) || hasControlCharacter(email)) {
-    throw badRequest('Enter a valid email address.');
+    throw invalidInput(field, 'Enter a valid email address.');
   }
   return email;
 }

@@ -32,8 +32,13 @@ export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    /** `status` overrides the code's status where HTTP needs a finer one (405, 413, 500, 502). */
-    readonly extra: { retryAfterSeconds?: number; status?: number } = {},
+    /**
+     * `status` overrides the code's status where HTTP needs a finer one (405, 413, 500, 502).
+     * `field` is the input the error is about, named as the operation's argument in the GraphQL
+     * schema (`allowedEmails`): GraphQL answers it in extensions.field, REST as the body member
+     * it maps to, so a form shows the message beside that field.
+     */
+    readonly extra: { retryAfterSeconds?: number; status?: number; field?: string } = {},
   ) {
     super(message);
     this.name = 'AppError';
@@ -51,7 +56,9 @@ export const badRequest = (message: string, status?: number) =>
 export const unauthenticated = (message = 'Sign in to continue.') => new AppError('UNAUTHENTICATED', message);
 export const forbidden = (message: string) => new AppError('FORBIDDEN', message);
 export const notFound = (message = 'Not found.') => new AppError('NOT_FOUND', message);
-export const conflict = (message: string) => new AppError('CONFLICT', message);
+export const conflict = (message: string, field?: string) => new AppError('CONFLICT', message, field === undefined ? {} : { field });
+/** A value given for one input breaks its rules: the message names it in a person's words. */
+export const invalidInput = (field: string, message: string) => new AppError('BAD_REQUEST', message, { field });
 export const rateLimited = (retryAfterSeconds: number, message = 'Too many attempts. Try again later.') =>
   new AppError('RATE_LIMITED', message, { retryAfterSeconds });
 export const unavailable = (message: string, status?: number) =>
@@ -63,7 +70,7 @@ export const noSuchSession = () => notFound('No such session.');
 export const verifyAddressFirst = () => forbidden('Verify your email address first.');
 export const reauthRequired = () =>
   new AppError('REAUTH_REQUIRED', 'Confirm it is you: re-authenticate (password, code or passkey), then try again.');
-export const emailTaken = () => conflict('An account with this email already exists.');
+export const emailTaken = () => conflict('An account with this email already exists.', 'email');
 export const invalidConfirmationLink = () => badRequest('This confirmation link is invalid or has expired.');
 export const wrongCredentials = () => new AppError('UNAUTHENTICATED', 'Incorrect email or password.');
 

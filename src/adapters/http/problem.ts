@@ -4,12 +4,24 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { ERROR_TITLE, type AppError } from '../../domain/errors.js';
 
+/**
+ * An input of the request that is not acceptable, as RFC 9457's own example extends a problem:
+ * `pointer` is the JSON Pointer (RFC 6901) of the body member, `parameter` a query or path
+ * parameter's name, `detail` what is wrong with it.
+ */
+export interface InvalidInput {
+  detail: string;
+  pointer?: string;
+  parameter?: string;
+}
+
 export interface Problem {
   type: string;
   title: string;
   status: number;
   detail: string;
   code: string;
+  errors?: InvalidInput[];
 }
 
 /** A complete answer: status, headers and body bytes, rendered once where it is fixed. */
@@ -20,18 +32,19 @@ export interface FixedResponse {
   body: string;
 }
 
-export function problemOf(e: AppError): Problem {
+export function problemOf(e: AppError, errors?: InvalidInput[]): Problem {
   return {
     type: 'about:blank',
     title: e.status === 500 ? 'Internal Server Error' : ERROR_TITLE[e.code],
     status: e.status,
     detail: e.message,
     code: e.code,
+    ...(errors?.length ? { errors } : {}),
   };
 }
 
-export function problemResponse(e: AppError, extraHeaders: OutgoingHttpHeaders = {}): FixedResponse {
-  const body = JSON.stringify(problemOf(e));
+export function problemResponse(e: AppError, extraHeaders: OutgoingHttpHeaders = {}, errors?: InvalidInput[]): FixedResponse {
+  const body = JSON.stringify(problemOf(e, errors));
   const retry = e.extra.retryAfterSeconds;
   return {
     status: e.status,
@@ -80,8 +93,8 @@ export function writeListed(res: ServerResponse, r: ListedResponse): number {
   return r.status;
 }
 
-export function sendProblem(reply: FastifyReply, e: AppError, extraHeaders: OutgoingHttpHeaders = {}): FastifyReply {
-  const r = problemResponse(e, extraHeaders);
+export function sendProblem(reply: FastifyReply, e: AppError, extraHeaders: OutgoingHttpHeaders = {}, errors?: InvalidInput[]): FastifyReply {
+  const r = problemResponse(e, extraHeaders, errors);
   return reply.status(r.status).headers(r.headers).send(r.body);
 }
 

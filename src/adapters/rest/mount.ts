@@ -3,7 +3,9 @@
 // a list's per-field execution was a fifth of its CPU under graphql-js), then maps errors to
 // problem+json through the same classification GraphQL uses. The JSON body is checked against the operation's own
 // variable definitions first, so a REST client hears about its field (`current_password`), not
-// GraphQL's variable (`$currentPassword`).
+// GraphQL's variable (`$currentPassword`). An error about one input (the domain's `field`, named
+// as the operation's argument) names the REST input it came from: `errors: [{pointer, detail}]`
+// for a body member, `parameter` for a query or path parameter.
 //
 // Credentials come before the body: a route that is not `public` refuses a request without a
 // valid session or token with 401 as soon as it arrives (an onRequest hook, after session-auth.ts
@@ -11,12 +13,12 @@
 // malformed JSON (400), nor another media type (415) answers first. Only a body declared over
 // 64 KiB is refused before that (413), like the other limits of the transport.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { type DocumentNode, type GraphQLSchema, Kind, type OperationDefinitionNode, type TypeNode, validate } from 'graphql';
+import { type DocumentNode, type GraphQLSchema, Kind, type OperationDefinitionNode, type TypeNode, validate, visit } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { badRequest, notFound, unauthenticated } from '../../domain/errors.js';
+import { type AppError, badRequest, invalidInput, notFound, unauthenticated } from '../../domain/errors.js';
 import { BODY_LIMIT, bearerChallenge, bodyTooLarge, classifyError } from '../errors.js';
 import type { GraphQLContext } from '../graphql/context.js';
-import { sendProblem } from '../http/problem.js';
+import { sendProblem, type InvalidInput } from '../http/problem.js';
 import type { RestRoute } from './route.js';
 import { tokenScopeError } from '../graphql/token-scopes.js';
 
@@ -57,13 +59,40 @@ export function variableRules(route: RestRoute): Map<string, VariableRule> {
   return new Map((operationOf(route).variableDefinitions ?? []).map((v) => [v.variable.name.value, ruleOf(v.type, route)]));
 }
 
-function compile(schema: GraphQLSchema, route: RestRoute): { document: DocumentNode; rules: Map<string, VariableRule>; run: CompiledQuery['query'] } {
+/** Where a REST request gives an input: a body member or a query or path parameter. */
+type Place = Omit<InvalidInput, 'detail'>;
+
+/** Each variable's REST input, and each argument's through the variable the document passes it. */
+function placesOf(route: RestRoute): { byVariable: Map<string, Place>; byArgument: Map<string, Place> } {
+  const byVariable = new Map<string, Place>();
+  for (const [field, variable] of Object.entries(route.body ?? {})) byVariable.set(variable, { pointer: `/${field.replace(/~/g, '~0').replace(/\//g, '~1')}` });
+  for (const [name, variable] of Object.entries({ ...route.params, ...route.query })) byVariable.set(variable, { parameter: name });
+  const byArgument = new Map<string, Place>();
+  visit(operationOf(route), {
+    Argument(node) {
+      const place = node.value.kind === Kind.VARIABLE ? byVariable.get(node.value.name.value) : undefined;
+      if (place) byArgument.set(node.name.value, place);
+    },
+  });
+  return { byVariable, byArgument };
+}
+
+/** The problem's `errors` member for an error about one input, when the request gave it. */
+const invalidAt = (error: AppError, places: Map<string, Place>): InvalidInput[] | undefined => {
+  const place = error.extra.field === undefined ? undefined : places.get(error.extra.field);
+  return place ? [{ ...place, detail: error.message }] : undefined;
+};
+
+function compile(
+  schema: GraphQLSchema,
+  route: RestRoute,
+): { document: DocumentNode; rules: Map<string, VariableRule>; places: ReturnType<typeof placesOf>; run: CompiledQuery['query'] } {
   const document = route.document as DocumentNode;
   const errors = validate(schema, document);
   if (errors.length > 0) throw new Error(`REST ${route.method} ${route.url}: ${errors.map((e) => e.message).join('; ')}`);
   const compiled = compileQuery(schema, document);
   if (!isCompiledQuery(compiled)) throw new Error(`REST ${route.method} ${route.url}: ${(compiled.errors ?? []).map((e) => e.message).join('; ')}`);
-  return { document, rules: variableRules(route), run: compiled.query };
+  return { document, rules: variableRules(route), places: placesOf(route), run: compiled.query };
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -131,10 +160,11 @@ function variablesOf(route: RestRoute, rules: Map<string, VariableRule>, req: Fa
   for (const [variable, rule] of rules) {
     const value = variables[variable];
     const field = fieldOf.get(variable) ?? variable;
+    // `field` of these errors is the variable: its REST input is looked up by the caller.
     if (value === undefined || value === null) {
-      if (rule.required) throw badRequest(`"${field}" is required.`);
+      if (rule.required) throw invalidInput(variable, `"${field}" is required.`);
     } else if (!accepts(rule.type, value)) {
-      throw badRequest(`"${field}" must be ${MUST_BE[rule.type]}.`);
+      throw invalidInput(variable, `"${field}" must be ${MUST_BE[rule.type]}.`);
     }
   }
   return variables;
@@ -166,7 +196,7 @@ export function mountRest(
   contextOf: (req: FastifyRequest, reply: FastifyReply) => GraphQLContext,
 ): void {
   for (const route of routes) {
-    const { document, rules, run } = compile(schema, route);
+    const { document, rules, places, run } = compile(schema, route);
     app.route({
       method: route.method,
       url: route.url,
@@ -174,12 +204,19 @@ export function mountRest(
       handler: async (req, reply) => {
         const refused = tokenScopeError(schema, document, req.viewer);
         if (refused) return sendProblem(reply, refused);
-        const result = await run(undefined, contextOf(req, reply), variablesOf(route, rules, req));
+        let variables: Record<string, unknown>;
+        try {
+          variables = variablesOf(route, rules, req);
+        } catch (err) {
+          const { error } = classifyError(err);
+          return sendProblem(reply, error, {}, invalidAt(error, places.byVariable));
+        }
+        const result = await run(undefined, contextOf(req, reply), variables);
         const failure = result.errors?.[0];
         if (failure) {
           const { error, internal } = classifyError(failure);
           if (internal) req.log.error({ err: failure.originalError ?? failure }, 'REST operation failed');
-          return sendProblem(reply, error);
+          return sendProblem(reply, error, {}, invalidAt(error, places.byArgument));
         }
         const body = route.respond?.(result.data ?? {});
         if (route.status === 204 || body === undefined) return reply.status(route.status).send();

@@ -738,7 +738,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
       description: [
         'The REST paths of the API host, the same operations as GraphQL (`/graphql`).',
         '',
-        '- Bodies are JSON with snake_case keys; errors are `application/problem+json` (RFC 9457) with a `code`.',
+        '- Bodies are JSON with snake_case keys; errors are `application/problem+json` (RFC 9457) with a `code`. An error about one input also names it: `errors: [{"pointer": "/name", "detail": "…"}]` (a query or path parameter as `parameter`), so a form can show `detail` beside its field.',
         '- Authenticate with the `session` cookie or `Authorization: Bearer <session token>`; a service token (`tsk_…`) reaches only what its scopes name.',
         '- A write (POST, PATCH, PUT, DELETE) without a bearer token from an `Origin` not in `ALLOWED_ORIGINS` is refused with 403.',
         '- The OAuth protocol endpoints follow their RFCs and are listed in `/.well-known/oauth-authorization-server`: device authorization (RFC 8628), token (RFC 6749), revocation (RFC 7009), introspection (RFC 7662), dynamic registration (RFC 7591).',

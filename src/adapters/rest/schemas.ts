@@ -10,14 +10,24 @@ const time = z.string().meta({ format: 'date-time', description: 'RFC 3339, UTC.
 const maskedIp = z.string().meta({ description: 'Masked: an IPv4 keeps three octets (203.0.113.x), an IPv6 its /48 (2001:db8:1::x).' });
 
 export const Problem = z
-  .object({
+  .strictObject({
     type: z.string(),
     title: z.string(),
     status: z.number().int(),
     detail: z.string(),
     code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS, ...(keyof typeof ERROR_STATUS)[]]),
+    errors: z
+      .array(
+        z.strictObject({
+          detail: z.string().meta({ description: 'What is wrong with this input, in words to show beside it.' }),
+          pointer: z.string().optional().meta({ description: 'The JSON Pointer (RFC 6901) of the request body member, such as `/allowed_emails`.' }),
+          parameter: z.string().optional().meta({ description: 'The query or path parameter, such as `limit`.' }),
+        }),
+      )
+      .optional()
+      .meta({ description: 'When the error is about one input of the request: which one (`pointer` or `parameter`) and what is wrong with it.' }),
   })
-  .meta({ description: 'RFC 9457 problem details; `code` is one of the catalog of API.md section 3.' });
+  .meta({ description: 'RFC 9457 problem details; `code` is one of the error codes of the catalog. A 400 or 409 about one input of the request names it in `errors`.' });
 
 export const SignedUp = z.strictObject({ id: z.string(), email: z.string(), email_verified: z.boolean(), slug: z.string() });
 

@@ -1,6 +1,6 @@
 // Changing the address by double confirmation: the current password to ask, a link to the new
 // address to confirm. The old address stays in effect until the link is used.
-import { badRequest, conflict, invalidConfirmationLink } from '../errors.js';
+import { conflict, invalidConfirmationLink, invalidInput } from '../errors.js';
 import { violates } from '../../infra/db/errors.js';
 import { confirmEmailChange as confirmMessage, emailChanged } from '../emails/messages.js';
 import { changeAccount } from '../activity/account-change.js';
@@ -14,7 +14,7 @@ import { LIMITS, reserve } from '../limits/rate-limit.js';
 /** What these flows use of the domain's dependencies. */
 type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
 
-const inUse = () => conflict('That email address is already in use.');
+const inUse = () => conflict('That email address is already in use.', 'newEmail');
 
 export async function requestEmailChange(
   deps: FlowDeps,
@@ -22,12 +22,12 @@ export async function requestEmailChange(
   input: { currentPassword: string; newEmail: string },
   client: ClientInfo,
 ): Promise<void> {
-  const newEmail = parseEmail(input.newEmail);
+  const newEmail = parseEmail(input.newEmail, 'newEmail');
   // Each request costs a password hash and an email to an address of the caller's choosing.
   await reserve(deps.cache, LIMITS.changeEmail, accountId, 'Too many email change requests. Try again later.');
   const account = await confirmPassword(deps, accountId, input.currentPassword, client);
   const normalized = normalizeEmail(newEmail);
-  if (normalized === account.emailNormalized) throw badRequest('That is already the email of this account.');
+  if (normalized === account.emailNormalized) throw invalidInput('newEmail', 'That is already the email of this account.');
   if (await findAccountByEmail(deps.db, normalized)) throw inUse();
   await changeAccount(deps, accountId, async (tx, change) => {
     // A new request replaces any earlier pending change.

@@ -21,9 +21,9 @@ export async function changePassword(
   input: { currentPassword: string; newPassword: string },
   client: ClientInfo,
 ): Promise<void> {
-  assertPasswordLength(input.newPassword, 'new_password');
+  assertPasswordLength(input.newPassword, 'newPassword');
   const account = await confirmPassword(deps, viewer.accountId, input.currentPassword, client);
-  await assertNotBreached(deps, input.newPassword);
+  await assertNotBreached(deps, input.newPassword, 'newPassword');
   const passwordHash = await hashPassword(input.newPassword);
   const now = deps.clock();
   await changeAccount(deps, viewer.accountId, async (tx, change) => {

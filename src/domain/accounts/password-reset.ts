@@ -48,12 +48,12 @@ export async function resetPassword(
   input: { token: unknown; newPassword: string },
   client: ClientInfo | null,
 ): Promise<void> {
-  assertPasswordLength(input.newPassword, 'new_password');
+  assertPasswordLength(input.newPassword, 'newPassword');
   const row = await findEmailToken(deps.db, input.token, 'reset-password');
   const now = deps.clock();
   const invalid = () => badRequest('This reset link is invalid or has expired.');
   if (!row || row.usedAt || row.expiresAt <= now) throw invalid();
-  await assertNotBreached(deps, input.newPassword);
+  await assertNotBreached(deps, input.newPassword, 'newPassword');
   const passwordHash = await hashPassword(input.newPassword);
   const removedTokens = await changeAccount(deps, row.accountId, async (tx, change) => {
     if (!(await markEmailTokenUsed(tx, row.id, now))) throw invalid();

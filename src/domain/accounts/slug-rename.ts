@@ -32,7 +32,7 @@ export async function renameSlug(
       await change.record({ type: 'slug_changed', client, at: now, detail: { from: current.slug, to: slug } });
     });
   } catch (err) {
-    if (violates(err, 'slug')) throw conflict('That slug is already taken.');
+    if (violates(err, 'slug')) throw conflict('That slug is already taken.', 'slug');
     throw err;
   }
   await deps.events.emit('account.slugChanged', { accountId, oldSlug: current.slug, newSlug: slug });

@@ -6,7 +6,7 @@
 // reason only, no password material) and counted.
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { badRequest } from '../errors.js';
+import { invalidInput } from '../errors.js';
 
 export const BREACH_CHECK_TIMEOUT_MS = 2_000;
 /** A padded range answer is ~1000 lines of 40 bytes; anything far larger is not one. */
@@ -17,7 +17,8 @@ export type BreachedPasswordCheck = (password: string) => Promise<boolean>;
 
 export type BreachCheckFailure = 'timeout' | 'unreachable' | 'bad_status' | 'bad_body';
 
-export const breachedPassword = () => badRequest('This password has appeared in a data breach. Choose another one.');
+/** `field`: the input that held the new password (`password` at sign-up, else `newPassword`). */
+export const breachedPassword = (field = 'password') => invalidInput(field, 'This password has appeared in a data breach. Choose another one.');
 
 export function createBreachedPasswordCheck(opts: {
   /** The range API address the 5 characters are appended to; null: the check is off. */
@@ -61,6 +62,6 @@ export function createBreachedPasswordCheck(opts: {
 }
 
 /** Throws 400 with the fixed detail when the password is known to be breached. */
-export async function assertNotBreached(deps: { breachedPasswords: BreachedPasswordCheck }, password: string): Promise<void> {
-  if (await deps.breachedPasswords(password)) throw breachedPassword();
+export async function assertNotBreached(deps: { breachedPasswords: BreachedPasswordCheck }, password: string, field = 'password'): Promise<void> {
+  if (await deps.breachedPasswords(password)) throw breachedPassword(field);
 }

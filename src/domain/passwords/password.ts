@@ -1,18 +1,21 @@
 // argon2id hashing. Parameters follow OWASP's argon2id minimum (19 MiB, 2 passes, 1 lane); a
 // stored hash made with other parameters is re-hashed at the next successful sign-in.
 import argon2 from 'argon2';
-import { badRequest } from '../errors.js';
+import { invalidInput } from '../errors.js';
 
 export const HASH_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
 
-/** Throws BAD_REQUEST unless the password has 8 to 128 characters (code points). */
-export function assertPasswordLength(password: string, field = 'password'): void {
+/**
+ * Throws BAD_REQUEST unless the password has 8 to 128 characters (code points). `field`: the
+ * input that held it, `password` (sign-up) or `newPassword` (change, reset).
+ */
+export function assertPasswordLength(password: string, field: 'password' | 'newPassword' = 'password'): void {
   const length = [...password].length;
   if (length < PASSWORD_MIN || length > PASSWORD_MAX) {
-    throw badRequest(`The ${field.replace('_', ' ')} must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long.`);
+    throw invalidInput(field, `The ${field === 'newPassword' ? 'new password' : 'password'} must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long.`);
   }
 }
 

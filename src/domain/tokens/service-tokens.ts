@@ -6,7 +6,7 @@
 import { changeAccount } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { tokenCreated } from '../emails/messages.js';
-import { AppError, badRequest, conflict, notFound } from '../errors.js';
+import { AppError, conflict, invalidInput, notFound } from '../errors.js';
 import { hashToken } from '../../infra/crypto/tokens.js';
 import { guardAddition } from '../sessions/recent-auth.js';
 import { tombstone } from '../sessions/session.js';
@@ -40,13 +40,13 @@ export interface CreatedToken {
 function tokenName(raw: unknown): string {
   const name = typeof raw === 'string' ? raw.trim() : '';
   const length = [...name].length;
-  if (length < 1 || length > NAME_MAX) throw badRequest(`name: 1 to ${NAME_MAX} characters.`);
+  if (length < 1 || length > NAME_MAX) throw invalidInput('name', `Give the token a name of 1 to ${NAME_MAX} characters.`);
   return name;
 }
 
 function expiryDays(raw: unknown): number | null {
   if (raw === undefined || raw === null) return null;
-  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > 366) throw badRequest('expires_in_days: a whole number from 1 to 366, or null for no expiry.');
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > 366) throw invalidInput('expiresInDays', 'A token expires after a whole number of days from 1 to 366, or never.');
   return raw;
 }
 

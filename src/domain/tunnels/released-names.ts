@@ -39,10 +39,8 @@ export async function isHeldForAnother(db: DbHandle, kind: NameKind, name: strin
 export async function claimName(tx: Tx, kind: NameKind, name: string, accountId: string, now: Date): Promise<void> {
   await lockNames(tx, kind, [name]);
   if (await isHeldForAnother(tx, kind, name, accountId, now)) {
-    throw conflict(
-      kind === 'slug'
-        ? 'That slug was released recently and is held for 30 days; choose another.'
-        : 'That custom domain was released recently and is held for 30 days.',
-    );
+    throw kind === 'slug'
+      ? conflict('That slug was released recently and is held for 30 days; choose another.', 'slug')
+      : conflict('That custom domain was released recently and is held for 30 days.', 'customDomain');
   }
 }

@@ -18,11 +18,11 @@ import {
   type OwnedTunnel,
 } from './store.js';
 import { violates } from '../../infra/db/errors.js';
-import { badRequest, conflict, noSuchTunnel } from '../errors.js';
+import { conflict, invalidInput, noSuchTunnel } from '../errors.js';
 import type { DomainEvents } from '../events.js';
 import { assertValidSubdomain, cardHostsOf, mcpUrlsOf, normalizeCustomDomain } from './names.js';
 import { claimName, releaseNames } from './released-names.js';
-import { parseAccess, parseAllowedEmails, type TunnelAccess } from './access.js';
+import { accessRule, parseAccess, parseAllowedEmails, type TunnelAccess } from './access.js';
 import { viewOf, type TunnelView } from './tunnel-view.js';
 import { deleteTunnelGrants } from '../oauth-revocation/store.js';
 
@@ -52,8 +52,8 @@ export const MAX_TUNNELS = 100;
 
 
 function uniqueConflict(err: unknown): never {
-  if (violates(err, 'custom_domain', 'customDomain')) throw conflict('That custom domain is already in use.');
-  if (violates(err, 'subdomain')) throw conflict('You already have a tunnel with that subdomain.');
+  if (violates(err, 'custom_domain', 'customDomain')) throw conflict('That custom domain is already in use.', 'customDomain');
+  if (violates(err, 'subdomain')) throw conflict('You already have a tunnel with that subdomain.', 'subdomain');
   throw err;
 }
 
@@ -101,9 +101,9 @@ export async function createTunnel(
 }
 
 export async function updateTunnel(deps: TunnelsDeps, accountId: string, id: string, input: TunnelUpdate): Promise<void> {
-  if (input.discoverable === null) throw badRequest('"discoverable" must be a boolean.');
+  if (input.discoverable === null) throw invalidInput('discoverable', 'Discoverable is either on or off (true or false).');
   if (input.subdomain !== undefined) assertValidSubdomain(input.subdomain);
-  if (input.access === null) throw badRequest('access: "public" or "oauth".');
+  if (input.access === null) throw accessRule();
   const before = await findOwned(deps, accountId, id);
   const data: { discoverable?: boolean; subdomain?: string; customDomain?: string | null; access?: TunnelAccess; allowedEmails?: string[] } = {};
   if (input.access !== undefined) data.access = parseAccess(input.access);

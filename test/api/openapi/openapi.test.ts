@@ -170,6 +170,13 @@ test('the contract check fails an undeclared status, an extra or missing field, 
   assert.throws(check(reply(404, { type: 'about:blank', title: 'Not Found', status: 404, detail: 'x', code: 'NOT_FOUND' })), /application\/json/);
   assert.throws(check(reply(404, { type: 'about:blank', title: 'Not Found', status: 404, detail: 'x', code: 'MISSING' }, 'application/problem+json')), /does not match/);
   assert.doesNotThrow(check(reply(503, { type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'x', code: 'UNAVAILABLE' }, 'application/problem+json')));
+  // A problem names the input it is about in `errors`, in the one shape the document gives.
+  const invalid = { type: 'about:blank', title: 'Bad Request', status: 400, detail: 'x', code: 'BAD_REQUEST' };
+  const patch = (r: Reply) => check(r, '/api/tunnels/t1', 'PATCH');
+  assert.doesNotThrow(patch(reply(400, { ...invalid, errors: [{ pointer: '/subdomain', detail: 'x' }] }, 'application/problem+json')));
+  assert.throws(patch(reply(400, { ...invalid, errors: [{ field: 'subdomain', detail: 'x' }] }, 'application/problem+json')), /does not match/);
+  assert.throws(patch(reply(400, { ...invalid, errors: [{ pointer: '/subdomain' }] }, 'application/problem+json')), /does not match/);
+  assert.throws(patch(reply(400, { ...invalid, field: 'subdomain' }, 'application/problem+json')), /does not match/);
   assert.throws(check(reply(204, { unexpected: true }), '/api/tunnels/t1', 'DELETE'), /declares none/);
   // Requests the document does not describe are left alone.
   assert.doesNotThrow(check(reply(200, { anything: 1 }), '/graphql', 'POST'));
