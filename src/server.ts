@@ -1,4 +1,4 @@
-// Entry point: config → deps → app → listen; graceful shutdown on SIGTERM/SIGINT.
+// The server: config → deps → app → listen; graceful shutdown on SIGTERM/SIGINT (started by main.ts).
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './infra/config.js';
 import { createDeps } from './deps.js';

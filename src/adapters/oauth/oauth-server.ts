@@ -6,6 +6,7 @@
 // provider's resume endpoint, reached through light-my-request with the resume cookie the provider
 // itself would have set, signed with its cookie key), so the answer is the client's redirect URI
 // with `code`, `state` and `iss`, as API.md section 13 says.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHmac } from 'node:crypto';
 import inject from 'light-my-request';
 import type { Provider } from 'oidc-provider';
@@ -134,7 +135,7 @@ export class OAuthServer {
   /** The provider's request handler (node's req, res). */
   get handler(): Provider['callback'] extends () => infer H ? H : never {
     if (!this.running) {
-      return ((_req, res) => {
+      return ((_req: IncomingMessage, res: ServerResponse) => {
         res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '60' });
         res.end(JSON.stringify({ error: 'temporarily_unavailable', error_description: 'OAuth sign-in is unavailable on this server right now.' }));
       }) as Provider['callback'] extends () => infer H ? H : never;
