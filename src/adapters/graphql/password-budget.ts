@@ -1,4 +1,4 @@
-// At most one password hash per GraphQL request: argon2id costs ~20 ms of CPU and 19 MiB, so
+// At most one password hash per GraphQL request: argon2id is the costliest work a request does, so
 // aliases (`a: login(...) b: login(...) …`) must not multiply it. A validation rule refuses an
 // operation that selects more than one password-hashing mutation, before anything runs.
 import { GraphQLError, Kind, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';

@@ -8,8 +8,8 @@
 //
 // Liveness stays out of Fastify on every host: load balancers, orchestrators and the status
 // roll-up's own api probe ask for it every few seconds, and a Fastify request now and then
-// between raw requests makes node's shared HTTP functions polymorphic (measured: a bare node:http
-// server that also answers one Fastify request every 10 s spends 16-23% more CPU per request).
+// between raw requests makes node's shared HTTP functions polymorphic, which makes every raw
+// request dearer (ADR 6).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { CardHandlers } from './card-host.js';

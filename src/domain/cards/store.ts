@@ -18,8 +18,8 @@ const TUNNEL_COLUMNS = `SELECT t.id, t.subdomain, t.custom_domain AS "customDoma
   t.pinned_tools AS "pinnedTools", t.access, a.slug FROM tunnels t JOIN accounts a ON a.id = t.account_id`;
 
 // One indexed statement per miss, straight on node-postgres: a crawler flooding random hosts
-// makes one per host. Measured with 100,000 random hosts: the model API (findFirst with a
-// relation filter) allocated enough to grow the heap by ~130 MiB, Prisma's raw path by ~30 MiB.
+// makes one per host, and Prisma's model API (findFirst with a relation filter), or even its raw
+// path, allocates enough per query to grow the heap under such a flood (ADR 5).
 export async function findCardTunnel(sql: Sql, query: CardQuery): Promise<CardTunnelRow | null> {
   const [row] =
     'customDomain' in query

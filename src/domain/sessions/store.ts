@@ -177,8 +177,8 @@ export const MAX_SESSIONS = 100;
  * OFFSET is a literal, not a parameter. With a parameter, PostgreSQL's generic plan guessed a
  * tenth of the account's sessions evicted; on a large table, whose statistics put about 28
  * sessions on an account, that guess cost more than a plan for the actual values, so it planned
- * the statement again on every sign-in (0.7-0.9 ms of PostgreSQL CPU at a million accounts: the
- * whole of a login's growth from the small data set to the large one, bench:scale).
+ * the statement again on every sign-in: the whole of a login's growth from the small data set
+ * to the large one in bench:scale.
  */
 const SIGN_IN_STATEMENT = `
     WITH a AS (

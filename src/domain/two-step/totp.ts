@@ -45,7 +45,7 @@ export interface TotpEnrolment {
 /** What the setup answers: the secret, its otpauth:// URL, and that URL as an inline SVG QR code. */
 export async function describeTotpKey(key: Uint8Array, issuer: string, accountName: string): Promise<TotpEnrolment> {
   const otpauthUrl = createTOTPKeyURI(issuer, accountName, key, TOTP_PERIOD_S, TOTP_DIGITS);
-  // Loaded at the first setup, not at start-up (about 10 MiB resident).
+  // Loaded at the first setup, not at start-up: its memory is only worth holding once used.
   const { default: QRCode } = await import('qrcode');
   const qrSvg = await QRCode.toString(otpauthUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   return { secret: totpSecretText(key), otpauthUrl, qrSvg };

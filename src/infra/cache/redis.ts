@@ -136,9 +136,8 @@ function createClient(target: RedisTarget, commandTimeout: number): Redis | Clus
     // No auto-pipelining: it saved a write when a sign-in's limit counters leave in one tick, but
     // under load each command waits for the previous batch's round trip and every batch is a
     // fresh Pipeline object, so the commands of a flood of card misses outlived two young-
-    // generation collections and were promoted (1.2 MiB per scavenge against 0.1 without, the
-    // old space grew by the flood's size until the next full collection). Measured the same CPU
-    // per authenticated `me` request either way (ratio 1.01 over 7 alternating rounds).
+    // generation collections and were promoted: the old space grew by the flood's size until the
+    // next full collection. An authenticated `me` costs the same CPU either way (ADR 9).
     enableAutoPipelining: false,
   } satisfies RedisOptions;
   if (target.mode === 'single') {

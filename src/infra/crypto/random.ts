@@ -1,8 +1,8 @@
 // Random bytes for secrets and identifiers, drawn from the CSPRNG 4 KiB at a time (as node's own
 // randomUUID does). Each randomBytes or getRandomValues call is a native crypto job of its own (an
-// object, the DRBG's state lock): in a busy process a sign-in's 20-byte token and 16-byte UUID
-// cost about 40 µs of its main thread each that way. Each byte is handed out once: the pool is
-// refilled before any byte would be reused.
+// object, the DRBG's state lock), which a busy process pays on its main thread for every token and
+// UUID of a sign-in; a copy out of the pool costs almost nothing. Each byte is handed out once:
+// the pool is refilled before any byte would be reused.
 import { randomFillSync } from 'node:crypto';
 import { v7 } from 'uuid';
 

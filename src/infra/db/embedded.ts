@@ -8,7 +8,7 @@
 // a development data set; the rest is the kernel's page cache of the data files, as with any
 // PostgreSQL), and a new data directory is created (initdb) in a worker thread that exits
 // afterwards: done in this thread, initdb's WebAssembly memory stayed resident for the life of
-// the process (about 600 MiB after a first start instead of about 250).
+// the process, more than the server itself holds.
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
