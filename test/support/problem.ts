@@ -1,7 +1,24 @@
 // The one check of an error answer over HTTP: an RFC 9457 problem (API.md section 3) carrying the
-// catalog code, with Retry-After on 429.
+// catalog code, titled with the reason phrase of its status (RFC 9110), with Retry-After on 429.
 import assert from 'node:assert/strict';
 import type { Reply } from './http.js';
+
+/** The title of every status the server answers problems with: RFC 9110's reason phrase. */
+export const PROBLEM_TITLE: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  414: 'URI Too Long',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
 
 /** `what` names the request in the failure message when a test sends many. */
 export function assertProblem(r: Reply, status: number, code: string, what?: string): void {
@@ -9,7 +26,7 @@ export function assertProblem(r: Reply, status: number, code: string, what?: str
   assert.match(String(r.headers['content-type']), /^application\/problem\+json/);
   assert.equal(r.json.status, status);
   assert.equal(r.json.code, code);
-  assert.equal(typeof r.json.title, 'string');
+  assert.equal(r.json.title, PROBLEM_TITLE[status], `the title of a ${status} is its reason phrase`);
   assert.equal(typeof r.json.detail, 'string');
   assert.equal(typeof r.json.type, 'string');
   if (status === 429) assert.match(String(r.headers['retry-after']), /^[1-9]\d*$/);

@@ -1,6 +1,6 @@
 // application/problem+json (RFC 9457) with the catalog's code: one rendering, written by the raw
 // handlers (card and zone hosts) and sent by Fastify (REST, pages, everything else).
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { STATUS_CODES, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { ERROR_TITLE, type AppError } from '../../domain/errors.js';
 
@@ -32,10 +32,16 @@ export interface FixedResponse {
   body: string;
 }
 
+/** RFC 9110's reason phrases where node's table keeps the older names. */
+const REASON_PHRASE: Readonly<Record<number, string>> = { 413: 'Content Too Large', 422: 'Unprocessable Content' };
+
+/** A problem's title is the reason phrase of its status (a 415 is "Unsupported Media Type", whatever its code). */
+const titleOf = (e: AppError): string => REASON_PHRASE[e.status] ?? STATUS_CODES[e.status] ?? ERROR_TITLE[e.code];
+
 export function problemOf(e: AppError, errors?: InvalidInput[]): Problem {
   return {
     type: 'about:blank',
-    title: e.status === 500 ? 'Internal Server Error' : ERROR_TITLE[e.code],
+    title: titleOf(e),
     status: e.status,
     detail: e.message,
     code: e.code,

@@ -13,11 +13,13 @@ const DASHBOARD = 'https://dashboard.example.com';
 const EVIL = 'https://evil.example.net';
 const s = useServer({ env: { ALLOWED_ORIGINS: DASHBOARD } });
 
-test('a text/plain or form body is refused with 415 on REST and /graphql, before anything runs', async () => {
+test('a text/plain or form body is refused with 415 "Unsupported Media Type" on REST and /graphql, before anything runs', async () => {
   const email = uniqueEmail('ctype');
   const body = JSON.stringify({ email, password: PASSWORD });
   for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
-    assertProblem(await s.request('/auth/signup', { method: 'POST', body, headers: { 'content-type': type } }), 415, 'BAD_REQUEST');
+    const refused = await s.request('/auth/signup', { method: 'POST', body, headers: { 'content-type': type } });
+    assertProblem(refused, 415, 'BAD_REQUEST');
+    assert.equal(refused.json.title, 'Unsupported Media Type', 'titled by its status, not its code');
     const q = JSON.stringify({ query: `mutation { signup(email: "${email}", password: "${PASSWORD}") { id } }` });
     assertProblem(await s.request('/graphql', { method: 'POST', body: q, headers: { 'content-type': type } }), 415, 'BAD_REQUEST');
   }
