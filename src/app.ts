@@ -109,6 +109,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     deps,
     oauth,
     viewer: req.viewer,
+    presentedBearer: req.credentialVia === 'bearer',
     client: clientInfo(req),
     setSessionCookie: (token, expiresAt) => setSessionCookie(reply, config, token, expiresAt),
     clearSessionCookie: () => clearSessionCookie(reply, config),

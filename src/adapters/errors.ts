@@ -3,7 +3,7 @@
 // framework's 4xx refusals are the client's and become BAD_REQUEST; anything else is an internal
 // fault, answered as UNAVAILABLE with status 500 and a fixed message (and logged by the caller).
 import { GraphQLError } from 'graphql';
-import { AppError, badRequest, internalError, isErrorCode } from '../domain/errors.js';
+import { AppError, badRequest, internalError, isErrorCode, unauthenticated } from '../domain/errors.js';
 
 export const BODY_LIMIT = 64 * 1024;
 
@@ -39,3 +39,14 @@ export function classifyError(err: unknown): Classified {
  * Basic-like schemes, so a cookie-only page that meets it behaves as before.
  */
 export const bearerChallenge = (presentedBearer: boolean): string => (presentedBearer ? 'Bearer error="invalid_token"' : 'Bearer');
+
+/** What a 401 of a signed-in path says when a bearer token was presented: the token is why. */
+export const INVALID_TOKEN_DETAIL = 'The token is invalid or has expired. Sign in again, or use a valid token.';
+
+/**
+ * The 401 of a signed-in path (REST and GraphQL alike): a presented bearer token that did not
+ * authenticate (malformed, unknown, expired, revoked) is named as the reason; a request without
+ * one is asked to sign in.
+ */
+export const signInRequired = (presentedBearer: boolean): AppError =>
+  presentedBearer ? new AppError('UNAUTHENTICATED', INVALID_TOKEN_DETAIL) : unauthenticated();

@@ -7,7 +7,7 @@ import { GraphQLScalarType } from 'graphql';
 import { DateTimeResolver, EmailAddressResolver, JSONObjectResolver } from 'graphql-scalars';
 import type PrismaTypes from '../../generated/pothos-prisma-types.js';
 import { getDatamodel } from '../../generated/pothos-prisma-types.js';
-import { unauthenticated } from '../../domain/errors.js';
+import { signInRequired } from '../errors.js';
 import { isoString } from '../../infra/instant.js';
 import type { GraphQLContext } from './context.js';
 
@@ -34,7 +34,7 @@ export const builder = new SchemaBuilder<{
   },
   scopeAuth: {
     authScopes: (ctx) => ({ signedIn: ctx.viewer !== null }),
-    unauthorizedError: () => unauthenticated(),
+    unauthorizedError: (_parent, ctx) => signInRequired(ctx.presentedBearer),
   },
 });
 

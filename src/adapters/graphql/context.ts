@@ -9,6 +9,8 @@ export interface GraphQLContext {
   /** The authorization server: its consent requests (API.md section 13). */
   oauth: Pick<OAuthServer, 'describe' | 'approve' | 'deny'>;
   viewer: Viewer | null;
+  /** The request presented `Authorization: Bearer` (when `viewer` is null, a token that did not authenticate). */
+  presentedBearer: boolean;
   client: ClientInfo;
   /** Sets the HttpOnly session cookie on the response (both surfaces sign the dashboard in). */
   setSessionCookie(token: string, expiresAt: Date): void;

@@ -15,8 +15,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { type DocumentNode, type GraphQLSchema, Kind, type OperationDefinitionNode, type TypeNode, validate, visit } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { type AppError, badRequest, invalidInput, notFound, unauthenticated } from '../../domain/errors.js';
-import { BODY_LIMIT, bearerChallenge, bodyTooLarge, classifyError } from '../errors.js';
+import { type AppError, badRequest, invalidInput, notFound } from '../../domain/errors.js';
+import { BODY_LIMIT, bearerChallenge, bodyTooLarge, classifyError, signInRequired } from '../errors.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import { sendProblem, type InvalidInput } from '../http/problem.js';
 import type { RestRoute } from './route.js';
@@ -185,7 +185,8 @@ function declaredTooLarge(req: FastifyRequest): boolean {
 const signedInFirst: onRequestAsyncHookHandler = async (req, reply) => {
   if (req.viewer) return;
   if (declaredTooLarge(req)) throw bodyTooLarge();
-  sendProblem(reply, unauthenticated(), { 'www-authenticate': bearerChallenge(req.credentialVia === 'bearer') });
+  const presentedBearer = req.credentialVia === 'bearer';
+  sendProblem(reply, signInRequired(presentedBearer), { 'www-authenticate': bearerChallenge(presentedBearer) });
   return reply;
 };
 

@@ -121,6 +121,29 @@ test('a 401 to a presented bearer token carries WWW-Authenticate: Bearer error="
   assert.equal(gone.headers['www-authenticate'], 'Bearer error="invalid_token"');
 });
 
+const INVALID_TOKEN = 'The token is invalid or has expired. Sign in again, or use a valid token.';
+
+test('the 401 says why: a presented token is invalid or expired; without a credential, sign in', async () => {
+  const session = await s.request('/auth/login', { method: 'POST', body: { email: a.email, password: a.password }, headers: fromIp(randomIp()) });
+  assert.equal(session.status, 200, session.text);
+  assert.equal((await s.request('/auth/logout', { method: 'POST', bearer: session.json.token })).status, 204);
+  for (const token of ['not-a-session-token', 'tsk_00000000000000000000000000000000000000', session.json.token as string]) {
+    const r = await s.request('/api/account', { bearer: token });
+    assertProblem(r, 401, 'UNAUTHENTICATED');
+    assert.equal(r.json.detail, INVALID_TOKEN, token);
+  }
+  const none = await s.request('/api/account');
+  assertProblem(none, 401, 'UNAUTHENTICATED');
+  assert.equal(none.json.detail, 'Sign in to continue.');
+  const staleCookie = await s.request('/api/account', { cookie: 'session=not-a-session-token' });
+  assert.equal(staleCookie.json.detail, 'Sign in to continue.');
+  // GraphQL says the same in the error's message.
+  const mutation = await gql(s, 'mutation { logoutAll }', {}, { bearer: 'not-a-session-token' });
+  assert.deepEqual([mutation.json.errors?.[0]?.extensions?.code, mutation.json.errors?.[0]?.message], ['UNAUTHENTICATED', INVALID_TOKEN]);
+  const anonymous = await gql(s, 'mutation { logoutAll }');
+  assert.deepEqual([anonymous.json.errors?.[0]?.extensions?.code, anonymous.json.errors?.[0]?.message], ['UNAUTHENTICATED', 'Sign in to continue.']);
+});
+
 test('answers that are not about the credential carry no token error', async () => {
   const me = await s.request('/api/account', { bearer: a.token });
   assert.equal(me.status, 200);
