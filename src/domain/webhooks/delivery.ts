@@ -11,6 +11,7 @@ import type { Outbox } from '../../infra/mail/outbox.js';
 import { FetchFailed, RefusedUrl, publicFetch, type PublicFetchOptions } from '../../infra/net/public-fetch.js';
 import { inTransaction, type Db } from '../store.js';
 import { webhookDisabled, type MailContext } from '../emails/messages.js';
+import { connectionFailureText, statusAnswerText, timeoutText } from './delivery-errors.js';
 import { signedHeaders } from './signing.js';
 import { claimDue, disableFailingEndpoint, recordAttempt, type ClaimedDelivery } from './store.js';
 
@@ -18,8 +19,6 @@ import { claimDue, disableFailingEndpoint, recordAttempt, type ClaimedDelivery }
 export const RESPONSE_BYTES_MAX = 64 * 1024;
 /** Failing this long with no success disables an endpoint. */
 export const DISABLE_AFTER_MS = 5 * 24 * 3600_000;
-/** What the log keeps of an error message. */
-const ERROR_MAX = 300;
 
 export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed';
 
@@ -48,8 +47,11 @@ export interface WebhookWorkerDeps {
 
 interface Sent {
   statusCode: number | null;
+  /** Why it failed, in words (delivery-errors.ts); null on success. */
   error: string | null;
   durationMs: number;
+  /** The underlying error's own message, for the server's log only. */
+  cause?: string;
 }
 
 export class WebhookWorker {
@@ -153,10 +155,13 @@ export class WebhookWorker {
         ...this.deps.fetchOptions,
       });
       const ok = res.status >= 200 && res.status < 300;
-      return { statusCode: res.status, error: ok ? null : `The endpoint answered ${res.status}.`, durationMs: Math.round(res.durationMs) };
+      return { statusCode: res.status, error: ok ? null : statusAnswerText(res.status), durationMs: Math.round(res.durationMs) };
     } catch (err) {
-      const message = err instanceof RefusedUrl || err instanceof FetchFailed ? err.message : `Delivery failed: ${(err as Error).message}`;
-      return { statusCode: null, error: message.slice(0, ERROR_MAX), durationMs: Math.round(performance.now() - started) };
+      const durationMs = Math.round(performance.now() - started);
+      // A refused address says so in words already; a timeout is the attempt's bound.
+      if (err instanceof RefusedUrl) return { statusCode: null, error: err.message, durationMs };
+      if (err instanceof FetchFailed && err.timedOut) return { statusCode: null, error: timeoutText(this.deps.timeoutMs), durationMs, cause: err.message };
+      return { statusCode: null, error: connectionFailureText(err), durationMs, cause: (err as Error).message };
     }
   }
 
@@ -167,7 +172,7 @@ export class WebhookWorker {
       sent = await this.send(d, at);
     } catch (err) {
       // A secret that cannot be opened (ENCRYPTION_KEY differs): retried like a failed attempt.
-      sent = { statusCode: null, error: `Could not sign: ${(err as Error).message}`.slice(0, ERROR_MAX), durationMs: 0 };
+      sent = { statusCode: null, error: 'The service could not sign this delivery (it cannot read the endpoint’s secret); it will try again.', durationMs: 0, cause: (err as Error).message };
     }
     const attempt = d.attempts + 1;
     const ok = sent.error === null;
@@ -176,7 +181,7 @@ export class WebhookWorker {
     const nextAttemptAt = status === 'pending' ? new Date(at.getTime() + wait!) : null;
     const recorded = await recordAttempt(
       this.deps.db,
-      { deliveryId: d.id, webhookId: d.webhookId, attempt, ...sent, at, nextAttemptAt, status },
+      { deliveryId: d.id, webhookId: d.webhookId, attempt, statusCode: sent.statusCode, error: sent.error, durationMs: sent.durationMs, at, nextAttemptAt, status },
       leasedUntil,
     );
     const outcome: DeliveryOutcome = ok ? 'delivered' : status === 'failed' ? 'failed' : 'retrying';
@@ -184,7 +189,7 @@ export class WebhookWorker {
     const log = { webhook: d.webhookId, event: d.eventId, type: d.type, attempt, statusCode: sent.statusCode, durationMs: sent.durationMs };
     if (!recorded) this.deps.logger.warn(log, 'webhook attempt not recorded: its lease ended (another worker owns the delivery) or the endpoint was deleted');
     else if (ok) this.deps.logger.info(log, 'webhook delivered');
-    else this.deps.logger.warn({ ...log, err: sent.error, next: nextAttemptAt }, status === 'failed' ? 'webhook delivery failed for good' : 'webhook delivery failed; will retry');
+    else this.deps.logger.warn({ ...log, err: sent.error, cause: sent.cause, next: nextAttemptAt }, status === 'failed' ? 'webhook delivery failed for good' : 'webhook delivery failed; will retry');
     if (recorded && !ok) await this.disableIfFailing(d.webhookId, at);
   }
 

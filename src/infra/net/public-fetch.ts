@@ -54,11 +54,13 @@ export class RefusedUrl extends Error {
   }
 }
 
-/** The fetch started but did not finish: timeout, connection or TLS failure. */
+/** The fetch started but did not finish: timeout (`timedOut`), connection or TLS failure (node's error as `cause`). */
 export class FetchFailed extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  readonly timedOut: boolean;
+  constructor(message: string, options?: { cause?: unknown; timedOut?: boolean }) {
     super(message, options);
     this.name = 'FetchFailed';
+    this.timedOut = options?.timedOut ?? false;
   }
 }
 
@@ -101,7 +103,7 @@ export async function publicFetch(raw: string | URL, opts: PublicFetchOptions): 
   const deadline = AbortSignal.timeout(opts.timeoutMs);
   const target = await Promise.race([
     checkedTarget(raw, opts),
-    new Promise<never>((_, reject) => deadline.addEventListener('abort', () => reject(new FetchFailed(`No answer within ${opts.timeoutMs} ms.`)), { once: true })),
+    new Promise<never>((_, reject) => deadline.addEventListener('abort', () => reject(new FetchFailed(`No answer within ${opts.timeoutMs} ms.`, { timedOut: true })), { once: true })),
   ]);
   const { url, address, family } = target;
   const options: RequestOptions = {
@@ -121,7 +123,7 @@ export async function publicFetch(raw: string | URL, opts: PublicFetchOptions): 
   };
   return new Promise<PublicResponse>((resolve, reject) => {
     const fail = (err: unknown) =>
-      reject(deadline.aborted ? new FetchFailed(`No answer within ${opts.timeoutMs} ms.`) : err instanceof FetchFailed ? err : new FetchFailed((err as Error).message, { cause: err }));
+      reject(deadline.aborted ? new FetchFailed(`No answer within ${opts.timeoutMs} ms.`, { timedOut: true }) : err instanceof FetchFailed ? err : new FetchFailed((err as Error).message, { cause: err }));
     const request = url.protocol === 'http:' ? httpRequest : httpsRequest;
     const req = request(options, (res) => {
       const chunks: Buffer[] = [];

@@ -261,7 +261,7 @@ test('a failing endpoint is retried on the schedule with the same webhook-id; a 
     await createTunnel(s, a);
     const [first] = await waitForAttempts(a, w.id, 1);
     assert.equal(first.status_code, 503);
-    assert.match(first.error, /503/);
+    assert.equal(first.error, 'The endpoint answered with status 503 (Service Unavailable); only a 2xx counts as delivered.');
     assert.equal(Date.parse(first.next_attempt_at) - Date.parse(first.at), 5000, 'the first retry comes 5 s later');
     s.clock.advance(5000);
     const [second] = await waitForAttempts(a, w.id, 2);
@@ -285,6 +285,28 @@ test('a failing endpoint is retried on the schedule with the same webhook-id; a 
     receiver.answer = { status: 200 };
     s.clock.advance(-305_000);
   }
+});
+
+test('the delivery log says why an attempt failed in words: refused connection, TLS, older attempts too', async () => {
+  const a = await account();
+  const create = (url: string) => s.request('/api/webhooks', { method: 'POST', bearer: a.token, body: { url, events: ['tunnel.created'] } });
+  const refused = await create('http://127.0.0.1:1/hook');
+  assert.equal(refused.status, 201, refused.text);
+  // An https URL on the receiver's plain-http port: the TLS handshake fails.
+  const plain = await create(`${receiver.url.replace(/^http:/, 'https:')}/tls`);
+  assert.equal(plain.status, 201, plain.text);
+  await createTunnel(s, a);
+  const [first] = await waitForAttempts(a, refused.json.id, 1);
+  assert.equal(first.status_code, null);
+  assert.equal(first.error, 'Could not connect to the endpoint (connection refused).');
+  const [tls] = await waitForAttempts(a, plain.json.id, 1);
+  assert.equal(tls.status_code, null);
+  assert.match(tls.error, /^Could not make a secure connection to the endpoint \(.+\)\.$/);
+  // An attempt recorded by an earlier version kept node's message: it reads as words too, on both surfaces.
+  await s.deps.db.webhookAttempt.update({ where: { id: first.id }, data: { error: 'connect ECONNREFUSED 127.0.0.1:1' } });
+  assert.equal((await deliveries(a, refused.json.id))[0].error, 'Could not connect to the endpoint (connection refused).');
+  const viaGraphql = await gql(s, 'query ($id: ID!) { webhookDeliveries(webhookId: $id) { error statusCode } }', { id: refused.json.id }, { bearer: a.token });
+  assert.deepEqual(viaGraphql.json.data.webhookDeliveries[0], { error: 'Could not connect to the endpoint (connection refused).', statusCode: null });
 });
 
 test('rotation: both secrets sign for 24 hours, then only the new one', async () => {

@@ -1,6 +1,7 @@
 // Webhooks on the graph (API.md section 15): `me.webhooks` with `deliveries(first)`, the
 // endpoint's delivery log, and the mutations. Only a session reaches these
 // (adapters/graphql/token-scopes.ts: nothing here is in a token's reach).
+import { readableDeliveryError } from '../../../domain/webhooks/delivery-errors.js';
 import type { AttemptView, WebhookRow } from '../../../domain/webhooks/store.js';
 import {
   createWebhook,
@@ -24,7 +25,12 @@ export const WebhookDeliveryRef = builder.objectRef<AttemptView>('WebhookDeliver
     type: t.exposeString('type'),
     attempt: t.exposeInt('attempt', { description: '1 for the first attempt.' }),
     statusCode: t.exposeInt('statusCode', { nullable: true, description: "The endpoint's HTTP status; null when none came (refused address, timeout, connection failure)." }),
-    error: t.exposeString('error', { nullable: true, description: 'Why the attempt failed; null on success (a 2xx within the time bound).' }),
+    error: t.string({
+      nullable: true,
+      description: 'Why the attempt failed; null on success (a 2xx within the time bound).',
+      // In words, attempts recorded before the words were stored included (delivery-errors.ts).
+      resolve: (d) => readableDeliveryError(d.error),
+    }),
     durationMs: t.exposeInt('durationMs'),
     at: t.expose('at', { type: 'DateTime' }),
     nextAttemptAt: t.expose('nextAttemptAt', { type: 'DateTime', nullable: true, description: 'When the delivery is tried again; null when it succeeded or no attempt is left.' }),
