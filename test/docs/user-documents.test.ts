@@ -38,7 +38,8 @@ const OUTSIDE = [
   { what: 'a path outside the repository', re: /\.\.\/shared\b|\/work\/shared\b/ },
   { what: 'a document that is not in the repository', re: /\b(API|SPEC|DESIGN|STYLE)\.md\b/ },
   { what: "a section of the contract", re: /\b(SPEC|API) \d+(\.\d+)?[a-z]?\b/ },
-  { what: "a section of the contract", re: /(?<!\bRFC \d{3,5},? )\bsections? \d+[a-z]?\b/i },
+  // (a numbered subsection, "section 5.6 of RFC 3339", is a standard's, never the contract's)
+  { what: "a section of the contract", re: /(?<!\bRFC \d{3,5},? )\bsections? \d+[a-z]?\b(?!\.\d)/i },
 ];
 
 /** Every finding of the rules above in one document's text, as `file:line: what (the match)`. */
@@ -165,6 +166,7 @@ test('the checks find what they are for', () => {
   assert.equal(outsideReferences('x.md', 'the SPEC 2.5 fields; (API 7a)').length, 1);
   assert.equal(outsideReferences('x.md', 'the guards of section 7a').length, 1);
   assert.deepEqual(outsideReferences('x.md', 'RFC 8628 section 3.5 and RFC 7591 section 3.2.1; GRAPHQL_INTROSPECTION'), []);
+  assert.deepEqual(outsideReferences('x.md', 'the `date-time` format outlined in section 5.6 of the RFC 3339 profile'), []);
   // Dated run logs: a dated heading, a dated paragraph with a figure; not a date alone, not a
   // figure alone, not a date in code.
   assert.equal(datedRunLogs('x.md', '## 29 November, 18:53–20:41: the warm-up\n\nText.\n').length, 1);
@@ -178,4 +180,15 @@ test('the checks find what they are for', () => {
   assert.equal(brokenLinks('docs/x.md', '[a](nowhere.md)').length, 1);
   assert.equal(brokenLinks('docs/x.md', '[a](api.md#no-such-heading)').length, 1);
   assert.deepEqual(brokenLinks('docs/x.md', '[a](api.md#errors) [b](../bench/HISTORY.md) [c](https://example.com/x)'), []);
+});
+
+test('the public API reference (the OpenAPI document, the GraphQL schema) never refers to the contract or house documents', async () => {
+  const { schema } = await import('../../src/adapters/graphql/schema.js');
+  const { buildOpenApiDocument } = await import('../../src/adapters/rest/openapi.js');
+  const { restRoutes } = await import('../../src/adapters/rest/table.js');
+  const { printSchema } = await import('graphql');
+  const doc = buildOpenApiDocument(schema, restRoutes, { serverUrl: 'http://localhost:4000', zone: 'tunnels.localhost', serviceName: 'Tunnel Service', version: '0.0.0' });
+  assert.deepEqual(outsideReferences('/openapi.json', JSON.stringify(doc, null, 1)), []);
+  assert.deepEqual(outsideReferences('the GraphQL schema', printSchema(schema)), []);
+  assert.deepEqual(outsideReferences('graphql/schema.graphql', read('graphql/schema.graphql')), []);
 });

@@ -33,18 +33,18 @@ export interface OpenApiOptions {
 const TOKEN_SCOPES = ['account:read', 'tunnels:read', 'tunnels:write'] as const;
 
 const TAGS: { name: string; prefixes: string[]; description: string }[] = [
-  { name: 'Sign-in providers', prefixes: ['/auth/oauth/', '/api/account/sso/'], description: 'SSO with Google and GitHub, and safe linking to a password account (API.md section 4).' },
-  { name: 'Two-step sign-in', prefixes: ['/auth/mfa/', '/api/account/mfa/'], description: 'TOTP and recovery codes (API.md sections 7 and 7a).' },
-  { name: 'Passkeys', prefixes: ['/auth/passkey/', '/api/account/passkeys'], description: 'WebAuthn passkeys (API.md section 8).' },
-  { name: 'Activity', prefixes: ['/api/account/activity'], description: 'Security activity (API.md section 10).' },
-  { name: 'Sessions', prefixes: ['/api/sessions', '/auth/logout'], description: 'Signed-in sessions (API.md section 4).' },
-  { name: 'Service tokens', prefixes: ['/api/tokens', '/api/device/'], description: 'Service tokens for the CLI and CI, and the approval side of the device grant (API.md section 12).' },
-  { name: 'Tunnels', prefixes: ['/api/tunnels', '/internal/tunnels/'], description: 'Tunnels, their cards and their access rules (API.md sections 4 and 13).' },
-  { name: 'OAuth for tunnels', prefixes: ['/api/oauth/', '/internal/oauth/'], description: 'Consent and authorized applications for OAuth-protected tunnels (API.md section 13).' },
-  { name: 'Webhooks', prefixes: ['/api/webhooks'], description: 'Signed event delivery, Standard Webhooks 1.0 (API.md section 15).' },
-  { name: 'Account', prefixes: ['/auth/', '/api/account'], description: 'Sign-up, sign-in, verification, password and email, slug, deletion (API.md sections 4 and 7a).' },
-  { name: 'Server Cards', prefixes: ['/.well-known/'], description: 'The public discovery document of a discoverable tunnel, on its host and custom domain (SPEC 4.3).' },
-  { name: 'Status', prefixes: ['/status'], description: 'The public roll-up on ZONE (SPEC and API.md section 11).' },
+  { name: 'Sign-in providers', prefixes: ['/auth/oauth/', '/api/account/sso/'], description: 'SSO with Google and GitHub, and safe linking to a password account.' },
+  { name: 'Two-step sign-in', prefixes: ['/auth/mfa/', '/api/account/mfa/'], description: 'TOTP and recovery codes, and the re-authentication they allow.' },
+  { name: 'Passkeys', prefixes: ['/auth/passkey/', '/api/account/passkeys'], description: 'WebAuthn passkeys.' },
+  { name: 'Activity', prefixes: ['/api/account/activity'], description: 'The security activity of the account, newest first.' },
+  { name: 'Sessions', prefixes: ['/api/sessions', '/auth/logout'], description: 'Signed-in sessions.' },
+  { name: 'Service tokens', prefixes: ['/api/tokens', '/api/device/'], description: 'Service tokens for the CLI and CI, and the approval side of the device grant.' },
+  { name: 'Tunnels', prefixes: ['/api/tunnels', '/internal/tunnels/'], description: 'Tunnels, their cards and their access rules.' },
+  { name: 'OAuth for tunnels', prefixes: ['/api/oauth/', '/internal/oauth/'], description: 'Consent and authorized applications for OAuth-protected tunnels.' },
+  { name: 'Webhooks', prefixes: ['/api/webhooks'], description: 'Signed event delivery, Standard Webhooks 1.0.' },
+  { name: 'Account', prefixes: ['/auth/', '/api/account'], description: 'Sign-up, sign-in, verification, password and email, slug, re-authentication, deletion.' },
+  { name: 'Server Cards', prefixes: ['/.well-known/'], description: 'The public discovery document of a discoverable tunnel, on its host and custom domain.' },
+  { name: 'Status', prefixes: ['/status'], description: 'The public roll-up on ZONE: JSON or HTML, its history, badges, incidents and subscriptions.' },
   { name: 'Operations', prefixes: ['/'], description: 'Health, readiness, metrics and this document.' },
 ];
 
@@ -202,7 +202,7 @@ function otherHostPaths(zone: string): Record<string, Json> {
       parameters: [{ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }],
       responses: {
         '200': {
-          description: 'The card of a discoverable tunnel, with a strong ETag and public caching (SPEC 4.3).',
+          description: 'The card of a discoverable tunnel, with a strong ETag and public caching.',
           headers: { ETag: { schema: { type: 'string' } } },
           content: { 'application/json': { schema: { type: 'object', required: ['name', 'remotes'], properties: { name: { type: 'string' }, title: { type: 'string' }, remotes: { type: 'array', items: { type: 'object' } } } } } },
         },
@@ -757,7 +757,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'tsk_<32 base62><6 base62 CRC32>',
-          description: 'A service token (API.md section 12). Each operation lists the scopes that reach it; a token without one of them gets 403.',
+          description: 'A service token (`tsk_…`). Each operation lists the scopes that reach it; a token without one of them gets 403.',
         },
         internalToken: { type: 'http', scheme: 'bearer', description: 'INTERNAL_API_TOKEN, for the edge.' },
         metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when set.' },

@@ -54,7 +54,7 @@ export const Account = z.strictObject({
   linked_providers: z.array(z.strictObject({ provider: z.string(), email: z.string().nullable(), linked_at: time })),
   last_login: z.strictObject({ at: time, ip: maskedIp.nullable() }).nullable(),
   mfa: z.strictObject({ totp: z.boolean(), recovery_codes_left: z.number().int(), passkeys: z.number().int() }),
-  reauthenticated_until: time.nullable().meta({ description: 'End of the recent-authentication window (section 7a), or null.' }),
+  reauthenticated_until: time.nullable().meta({ description: 'End of the recent-authentication window (after which a sensitive change asks to re-authenticate), or null.' }),
 });
 
 export const SessionList = z.strictObject({
@@ -89,7 +89,7 @@ export const ActivityPage = z.strictObject({
   events: z.array(
     z.strictObject({
       id: z.string(),
-      type: z.string().meta({ description: 'An activity type of API.md section 10.' }),
+      type: z.string().meta({ description: 'The kind of activity, such as `sign_in`, `password_changed` or `token_created`.' }),
       at: time,
       ip: maskedIp.nullable(),
       user_agent: z.string().nullable(),

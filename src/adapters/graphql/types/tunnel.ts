@@ -14,7 +14,7 @@ export const TunnelRef = builder.objectRef<TunnelView>('Tunnel').implement({
     customDomain: t.exposeString('customDomain', { nullable: true }),
     discoverable: t.exposeBoolean('discoverable', { description: 'When true, the Server Card is served.' }),
     pinnedTools: t.exposeStringList('pinnedTools', { description: 'Tool names captured from tools/list, in order.' }),
-    access: t.exposeString('access', { description: '"public" (the default) or "oauth": /mcp then needs a bearer token from this server (API.md section 13).' }),
+    access: t.exposeString('access', { description: '"public" (the default) or "oauth": /mcp then needs a bearer token from this server (OAuth for tunnels).' }),
     allowedEmails: t.exposeStringList('allowedEmails', { description: 'Who besides the owner may be granted access: addresses or @domain entries (lower-cased).' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
   }),
