@@ -3,6 +3,7 @@ import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import RelayPlugin from '@pothos/plugin-relay';
+import FieldPolicyPlugin from './field-policy.js';
 import { GraphQLScalarType } from 'graphql';
 import { DateTimeResolver, EmailAddressResolver, JSONObjectResolver } from 'graphql-scalars';
 import type PrismaTypes from '../../generated/pothos-prisma-types.js';
@@ -22,7 +23,7 @@ export const builder = new SchemaBuilder<{
   };
   DefaultFieldNullability: false;
 }>({
-  plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin],
+  plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin, FieldPolicyPlugin],
   // Connections only (the security activity): no global `node`/`nodes` lookups to secure.
   relay: { nodeQueryOptions: false, nodesQueryOptions: false, clientMutationId: 'omit', cursorType: 'String' },
   defaultFieldNullability: false,

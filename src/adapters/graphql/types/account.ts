@@ -10,9 +10,11 @@ import { renameSlug } from '../../../domain/accounts/slug-rename.js';
 import { loadAccountView, type AccountView } from '../../../domain/accounts/account-view.js';
 import { unauthenticated } from '../../../domain/errors.js';
 import { builder } from '../builder.js';
+import { TOKEN_REACH } from '../field-policy.js';
 import type { GraphQLContext } from '../context.js';
 
 export const LinkedProviderRef = builder.objectRef<AccountView['linkedProviders'][number]>('LinkedProvider').implement({
+  tokenScopes: TOKEN_REACH.account,
   fields: (t) => ({
     provider: t.exposeString('provider'),
     email: t.exposeString('email'),
@@ -21,6 +23,7 @@ export const LinkedProviderRef = builder.objectRef<AccountView['linkedProviders'
 });
 
 export const LastLoginRef = builder.objectRef<{ at: Date; ip: string }>('LastLogin').implement({
+  tokenScopes: TOKEN_REACH.account,
   fields: (t) => ({
     at: t.expose('at', { type: 'DateTime' }),
     ip: t.exposeString('ip', { description: 'Masked: 203.0.113.x or 2001:db8:1::x' }),
@@ -32,14 +35,16 @@ export const LastLoginRef = builder.objectRef<{ at: Date; ip: string }>('LastLog
 // query the database when asked for.
 export const AccountRef = builder.objectRef<AccountView>('Account').implement({
   fields: (t) => ({
-    id: t.exposeID('id'),
-    email: t.expose('email', { type: 'EmailAddress' }),
-    emailVerified: t.exposeBoolean('emailVerified'),
-    slug: t.exposeString('slug'),
-    plan: t.exposeString('plan'),
-    hasPassword: t.exposeBoolean('hasPassword'),
-    linkedProviders: t.field({ type: [LinkedProviderRef], resolve: (a) => a.linkedProviders }),
-    lastLogin: t.field({ type: LastLoginRef, nullable: true, resolve: (a) => a.lastLogin }),
+    // A token sees the id and the slug (its tunnels' hosts) under any scope, the rest under
+    // account:read; fields added to Account elsewhere declare their own reach or have none.
+    id: t.exposeID('id', { tokenScopes: TOKEN_REACH.any }),
+    email: t.expose('email', { type: 'EmailAddress', tokenScopes: TOKEN_REACH.account }),
+    emailVerified: t.exposeBoolean('emailVerified', { tokenScopes: TOKEN_REACH.account }),
+    slug: t.exposeString('slug', { tokenScopes: TOKEN_REACH.any }),
+    plan: t.exposeString('plan', { tokenScopes: TOKEN_REACH.account }),
+    hasPassword: t.exposeBoolean('hasPassword', { tokenScopes: TOKEN_REACH.account }),
+    linkedProviders: t.field({ type: [LinkedProviderRef], tokenScopes: TOKEN_REACH.account, resolve: (a) => a.linkedProviders }),
+    lastLogin: t.field({ type: LastLoginRef, nullable: true, tokenScopes: TOKEN_REACH.account, resolve: (a) => a.lastLogin }),
   }),
 });
 
@@ -77,6 +82,8 @@ builder.queryField('me', (t) =>
     type: AccountRef,
     nullable: true,
     description: 'The signed-in account; null when signed out.',
+    // The way to the account's profile and to its tunnels.
+    tokenScopes: TOKEN_REACH.any,
     resolve: (_root, _args, ctx, info) => {
       if (!ctx.viewer) return null;
       return needsView(info) ? loadAccountView(ctx.deps, ctx.viewer.accountId) : idOnly(ctx.viewer.accountId);
@@ -95,6 +102,7 @@ const EmailChangePayload = builder.objectRef<{ email: string }>('EmailChangePayl
 builder.mutationFields((t) => ({
   signup: t.field({
     type: AccountRef,
+    hashesPassword: true,
     args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => viewOf(ctx, (await signup(ctx.deps, args, ctx.client)).id),
   }),
@@ -112,6 +120,7 @@ builder.mutationFields((t) => ({
   }),
   changeEmail: t.boolean({
     authScopes: { signedIn: true },
+    hashesPassword: true,
     args: { currentPassword: t.arg.string({ required: true }), newEmail: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
       await requestEmailChange(ctx.deps, ctx.viewer!.accountId, args, ctx.client);
@@ -125,6 +134,7 @@ builder.mutationFields((t) => ({
   }),
   changePassword: t.boolean({
     authScopes: { signedIn: true },
+    hashesPassword: true,
     args: { currentPassword: t.arg.string({ required: true }), newPassword: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
       await changePassword(ctx.deps, ctx.viewer!, args, ctx.client);
@@ -139,6 +149,7 @@ builder.mutationFields((t) => ({
     },
   }),
   resetPassword: t.boolean({
+    hashesPassword: true,
     args: { token: t.arg.string({ required: true }), newPassword: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
       await resetPassword(ctx.deps, args, ctx.client);
@@ -156,6 +167,7 @@ builder.mutationFields((t) => ({
   }),
   deleteAccount: t.boolean({
     authScopes: { signedIn: true },
+    hashesPassword: true,
     args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
       await deleteAccount(ctx.deps, ctx.viewer!, args, ctx.client);

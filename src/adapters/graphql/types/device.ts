@@ -1,6 +1,6 @@
 // The console's side of the device authorization grant (API.md section 12): look up the code a
-// device shows, then approve or deny it. Only a session reaches these (token-scopes.ts names
-// none of them); approving needs a verified address and a recent sign-in (REAUTH_REQUIRED).
+// device shows, then approve or deny it. Only a session reaches these (none of them declares
+// tokenScopes); approving needs a verified address and a recent sign-in (REAUTH_REQUIRED).
 import { approveDevice, denyDevice, lookupDeviceRequest, type DeviceRequestView } from '../../../domain/device-grant/device-grant.js';
 import { builder } from '../builder.js';
 

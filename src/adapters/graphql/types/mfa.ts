@@ -4,11 +4,13 @@ import type { AccountView } from '../../../domain/accounts/account-view.js';
 import { verifyMfa } from '../../../domain/two-step/mfa-challenge.js';
 import { confirmTotp, disableTotp, regenerateRecoveryCodes, setupTotp } from '../../../domain/two-step/mfa-enrolment.js';
 import { builder } from '../builder.js';
+import { TOKEN_REACH } from '../field-policy.js';
 import { AccountRef } from './account.js';
 import { AuthPayloadRef, authAnswer } from './session.js';
 
 const MfaSummaryRef = builder.objectRef<AccountView['mfa']>('MfaSummary').implement({
   description: 'Two-step sign-in of the account.',
+  tokenScopes: TOKEN_REACH.account,
   fields: (t) => ({
     totp: t.exposeBoolean('totp', { description: 'Two-step sign-in with an authenticator app is on.' }),
     recoveryCodesLeft: t.exposeInt('recoveryCodesLeft', { description: 'Unused recovery codes.' }),
@@ -19,6 +21,7 @@ const MfaSummaryRef = builder.objectRef<AccountView['mfa']>('MfaSummary').implem
 builder.objectField(AccountRef, 'mfa', (t) =>
   t.field({
     type: MfaSummaryRef,
+    tokenScopes: TOKEN_REACH.account,
     // A view cached before this field existed has none: empty until the cache entry is replaced.
     resolve: (a) => a.mfa ?? { totp: false, recoveryCodesLeft: 0, passkeys: 0 },
   }),
@@ -42,6 +45,7 @@ builder.mutationFields((t) => ({
   setupTotp: t.field({
     type: TotpSetupRef,
     authScopes: { signedIn: true },
+    hashesPassword: true,
     args: { currentPassword: t.arg.string({ required: false, description: 'Absent for an account without a password.' }) },
     resolve: (_root, args, ctx) => setupTotp(ctx.deps, ctx.viewer!, args, ctx.client),
   }),
@@ -53,6 +57,7 @@ builder.mutationFields((t) => ({
   }),
   disableTotp: t.boolean({
     authScopes: { signedIn: true },
+    hashesPassword: true,
     args: {
       currentPassword: t.arg.string({ required: false, description: 'Absent for an account without a password: the code alone.' }),
       code: t.arg.string({ required: true, description: 'A TOTP code or a recovery code.' }),
@@ -66,6 +71,7 @@ builder.mutationFields((t) => ({
     type: RecoveryCodesRef,
     description: 'New recovery codes (earlier ones void). Needs a recently authenticated session (REAUTH_REQUIRED otherwise).',
     authScopes: { signedIn: true },
+    hashesPassword: true,
     args: {
       currentPassword: t.arg.string({ required: false, description: 'Absent for an account without a password.' }),
       code: t.arg.string({ required: true, description: 'A current TOTP code or an unused recovery code (used up).' }),

@@ -1,7 +1,8 @@
 // The console's consent page on the graph (API.md section 13): what an application asks for, and
-// the answer. Only sessions reach these (token-scopes.ts names none of them).
+// the answer. Only sessions reach these (none of them declares tokenScopes).
 import type { ConsentRequest } from '../../oauth/oauth-server.js';
 import { builder } from '../builder.js';
+import { TOKEN_REACH } from '../field-policy.js';
 import { listAccountGrants, listTunnelGrants, revokeAccountGrant, revokeTunnelGrant, type GrantView } from '../../../domain/oauth/grants.js';
 import { AccountRef } from './account.js';
 import { TunnelRef } from './tunnel.js';
@@ -79,6 +80,8 @@ builder.objectField(TunnelRef, 'accessGrants', (t) =>
   t.field({
     type: [OAuthGrantRef],
     description: 'Who holds access to this (OAuth-protected) tunnel, newest first.',
+    // Names other people (their addresses): never a token's, whatever Tunnel's other fields allow.
+    tokenScopes: TOKEN_REACH.none,
     resolve: (tunnel, _args, ctx) => listTunnelGrants(ctx.deps, ctx.viewer!.accountId, tunnel.id),
   }),
 );

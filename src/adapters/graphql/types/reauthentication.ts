@@ -3,6 +3,7 @@
 import { reauthenticatedUntil } from '../../../domain/sessions/recent-auth.js';
 import { reauthenticate } from '../../../domain/reauth/reauthentication.js';
 import { builder } from '../builder.js';
+import { TOKEN_REACH } from '../field-policy.js';
 import { AccountRef } from './account.js';
 import { relyingParty } from './passkeys.js';
 
@@ -13,6 +14,8 @@ builder.objectField(AccountRef, 'reauthenticatedUntil', (t) =>
     description:
       'Until when this session counts as recently authenticated (adding a passkey, linking a provider, new recovery codes ' +
       'need it); null once the window has passed.',
+    // Always null for a token (it never authenticates recently); GET /api/account shows it.
+    tokenScopes: TOKEN_REACH.account,
     // The session's own proof time, from its cached entry: no query.
     resolve: (_account, _args, ctx) => (ctx.viewer ? reauthenticatedUntil(ctx.deps, ctx.viewer.authenticatedAt) : null),
   }),
@@ -25,6 +28,7 @@ builder.mutationField('reauthenticate', (t) =>
       'or challengeId with response (an assertion of one of this account\'s passkeys, from passkeyLoginOptions). The session ' +
       'then counts as recently authenticated for REAUTH_WINDOW_SECONDS.',
     authScopes: { signedIn: true },
+    hashesPassword: true,
     args: {
       password: t.arg.string({ required: false }),
       code: t.arg.string({ required: false }),

@@ -1,5 +1,5 @@
 // Service tokens on the graph (API.md section 12): `me.serviceTokens`, create (the secret in this
-// answer only) and revoke. Only a session reaches these (adapters/graphql/token-scopes.ts).
+// answer only) and revoke. Only a session reaches these (none declares tokenScopes).
 import { createServiceToken, listServiceTokens, revokeServiceToken } from '../../../domain/tokens/service-tokens.js';
 import type { TokenRow } from '../../../domain/tokens/store.js';
 import { builder } from '../builder.js';

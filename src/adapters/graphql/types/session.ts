@@ -75,6 +75,7 @@ builder.objectField(AccountRef, 'sessions', (t) =>
 builder.mutationFields((t) => ({
   login: t.field({
     type: AuthPayloadRef,
+    hashesPassword: true,
     args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => authAnswer(ctx, await login(ctx.deps, args, ctx.client)),
   }),

@@ -17,6 +17,7 @@ builder.mutationFields((t) => ({
   }),
   confirmLink: t.field({
     type: AuthPayloadRef,
+    hashesPassword: true,
     description:
       'Binds a pending SSO identity to its account with the account password, and signs in (sets the cookie); with two-step ' +
       'sign-in on, answers mfaRequired instead and binds once verifyMfa passes.',

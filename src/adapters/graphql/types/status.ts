@@ -2,9 +2,11 @@
 import { statusService } from '../../../domain/status/service.js';
 import type { ComponentStatus, Rollup } from '../../../domain/status/rollup.js';
 import { builder } from '../builder.js';
+import { TOKEN_REACH } from '../field-policy.js';
 
 const ComponentStatusRef = builder.objectRef<ComponentStatus>('StatusComponent').implement({
   description: 'One component of the status roll-up.',
+  tokenScopes: TOKEN_REACH.any,
   fields: (t) => ({
     name: t.exposeString('name', { description: 'broker, api or edge.' }),
     ok: t.exposeBoolean('ok', { description: 'True when its /healthz answered 2xx (edge: always).' }),
@@ -19,6 +21,7 @@ const ComponentStatusRef = builder.objectRef<ComponentStatus>('StatusComponent')
 
 const StatusRollupRef = builder.objectRef<Rollup>('StatusRollup').implement({
   description: 'Health of broker, api and edge, refreshed at most once per 10 seconds.',
+  tokenScopes: TOKEN_REACH.any,
   fields: (t) => ({
     status: t.exposeString('status', { description: 'ok when every component is ok, else degraded.' }),
     components: t.field({ type: [ComponentStatusRef], resolve: (r) => r.components }),
@@ -34,6 +37,8 @@ builder.queryFields((t) => ({
   status: t.field({
     type: StatusRollupRef,
     description: 'The public status roll-up; no credential needed.',
+    // Public anyway.
+    tokenScopes: TOKEN_REACH.any,
     resolve: async (_root, _args, ctx) => (await statusService(ctx.deps).current()).rollup,
   }),
 }));

@@ -3,9 +3,11 @@
 import { tunnelHostSuffix } from '../../../domain/tunnels/names.js';
 import { createTunnel, deleteTunnel, getTunnel, listTunnels, updateTunnel, type TunnelView } from '../../../domain/tunnels/tunnels.js';
 import { builder } from '../builder.js';
+import { TOKEN_REACH } from '../field-policy.js';
 import { AccountRef } from './account.js';
 
 export const TunnelRef = builder.objectRef<TunnelView>('Tunnel').implement({
+  tokenScopes: TOKEN_REACH.tunnelsRead,
   fields: (t) => ({
     id: t.exposeID('id'),
     subdomain: t.exposeString('subdomain'),
@@ -23,6 +25,7 @@ export const TunnelRef = builder.objectRef<TunnelView>('Tunnel').implement({
 builder.objectField(AccountRef, 'tunnels', (t) =>
   t.field({
     type: [TunnelRef],
+    tokenScopes: TOKEN_REACH.tunnelsRead,
     resolve: (account, _args, ctx) => listTunnels(ctx.deps, account.id),
   }),
 );
@@ -30,6 +33,7 @@ builder.objectField(AccountRef, 'tunnels', (t) =>
 builder.objectField(AccountRef, 'tunnelHostSuffix', (t) =>
   t.string({
     description: "What follows a new tunnel's subdomain in its host: --<slug>.ZONE (the host is <subdomain>--<slug>.ZONE).",
+    tokenScopes: TOKEN_REACH.tunnelsRead,
     resolve: (account, _args, ctx) => tunnelHostSuffix(account.slug, ctx.deps.config.zone),
   }),
 );
@@ -38,6 +42,7 @@ builder.queryField('tunnel', (t) =>
   t.field({
     type: TunnelRef,
     authScopes: { signedIn: true },
+    tokenScopes: TOKEN_REACH.tunnelsRead,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => getTunnel(ctx.deps, ctx.viewer!.accountId, String(args.id)),
   }),
@@ -47,6 +52,7 @@ builder.mutationFields((t) => ({
   createTunnel: t.field({
     type: TunnelRef,
     authScopes: { signedIn: true },
+    tokenScopes: TOKEN_REACH.tunnelsWrite,
     args: { subdomain: t.arg.string({ required: true }), customDomain: t.arg.string(), access: t.arg.string(), allowedEmails: t.arg.stringList() },
     resolve: async (_root, args, ctx) => {
       const id = await createTunnel(ctx.deps, ctx.viewer!.accountId, args);
@@ -56,6 +62,7 @@ builder.mutationFields((t) => ({
   updateTunnel: t.field({
     type: TunnelRef,
     authScopes: { signedIn: true },
+    tokenScopes: TOKEN_REACH.tunnelsWrite,
     description: 'Changes the discoverable flag, the custom domain (null clears it), the subdomain, the access and/or the allowed emails (a new list replaces the old).',
     args: {
       id: t.arg.id({ required: true }),
@@ -73,6 +80,7 @@ builder.mutationFields((t) => ({
   }),
   deleteTunnel: t.boolean({
     authScopes: { signedIn: true },
+    tokenScopes: TOKEN_REACH.tunnelsWrite,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
       await deleteTunnel(ctx.deps, ctx.viewer!.accountId, String(args.id));

@@ -1,6 +1,6 @@
 // Webhooks on the graph (API.md section 15): `me.webhooks` with `deliveries(first)`, the
 // endpoint's delivery log, and the mutations. Only a session reaches these
-// (adapters/graphql/token-scopes.ts: nothing here is in a token's reach).
+// (nothing here declares tokenScopes: no token reaches it).
 import { readableDeliveryError } from '../../../domain/webhooks/delivery-errors.js';
 import type { AttemptView, WebhookRow } from '../../../domain/webhooks/store.js';
 import {
