@@ -11,6 +11,7 @@ import { createGraphQLServer } from './adapters/graphql/yoga.js';
 import { createCardHandlers } from './adapters/http/card-host.js';
 import { registerCors } from './adapters/http/cors.js';
 import { frameworkErrors, registerErrorHandlers } from './adapters/http/error-handlers.js';
+import { registerFavicon } from './adapters/http/favicon.js';
 import { registerJsonBody } from './adapters/http/json-body.js';
 import { registerGraphQLRoute } from './adapters/http/routes/graphql.js';
 import { registerHealthRoutes } from './adapters/http/routes/health.js';
@@ -26,6 +27,7 @@ import { rawClientIp, trustProxyOption } from './adapters/http/client-ip.js';
 import { createZoneHandler } from './adapters/http/zone-host.js';
 import { registerInternalStatusRoutes } from './adapters/http/routes/internal-status.js';
 import { incidentList } from './adapters/http/status/incident-list.js';
+import { browserNotFound } from './adapters/pages/not-found-page.js';
 import { LINK_PAGES, registerLinkPages } from './adapters/pages/link-pages.js';
 import { CONSOLE_ROUTES, consoleEnabled, registerConsole } from './adapters/console/console.js';
 import { registerGraphiQLAssets } from './adapters/console/graphiql.js';
@@ -80,7 +82,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     clientIp: rawClientIp(config.trustProxy),
     serviceName: config.serviceName,
   });
-  const zoneHost = createZoneHandler({ status: statusService(deps), incidents: incidentList(deps), feed, subscriptions, views: statusViews(config.serviceName, zonePageUrl(config)), metrics });
+  const zoneHost = createZoneHandler({ status: statusService(deps), incidents: incidentList(deps, config.serviceName), feed, subscriptions, views: statusViews(config.serviceName, zonePageUrl(config)), metrics });
   const cards = createCardHandlers({ resolver, metrics, logger });
 
   const fastify = Fastify({
@@ -103,7 +105,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   await fastify.register(cookie);
   registerCors(fastify, config);
   registerSessionAuth(fastify, deps);
-  registerErrorHandlers(fastify, metrics);
+  registerErrorHandlers(fastify, metrics, { browserNotFound: browserNotFound({ serviceName: config.serviceName, appUrl: config.appUrl, zoneOrigin: zoneOrigin(config) }) });
 
   const contextOf = (req: FastifyRequest, reply: FastifyReply): GraphQLContext => ({
     deps,
@@ -138,6 +140,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   registerInternalOAuthClientRoutes(fastify, deps, config.internalApiToken);
   registerInternalStatusRoutes(fastify, deps, config.internalApiToken);
   registerHealthRoutes(fastify, deps);
+  registerFavicon(fastify);
   registerMetricsRoute(fastify, deps);
 
   await fastify.ready();

@@ -43,8 +43,7 @@ export function useBrowser(opts: { hostMap?: string[] } = {}): () => Browser {
 
 /**
  * Collects the page's script errors and console errors (CSP violations among them) as they come.
- * Failed loads are not counted: a signed-out page's GET /api/account is 401 by design, and there
- * is no favicon.
+ * Failed loads are not counted: a signed-out page's GET /api/account is 401 by design.
  */
 export function pageProblems(page: Page): string[] {
   const problems: string[] = [];

@@ -1,7 +1,8 @@
 // How the API host answers what no route handled: every error becomes problem+json through the
-// one classification (src/adapters/errors.ts); unknown paths answer 404 problem+json; every
+// one classification (src/adapters/errors.ts); unknown paths answer 404 problem+json (a browser
+// asking for a page may get one instead: pages/not-found-page.ts); every
 // answer is timed by route pattern, and 5xx answers are logged (with email-link tokens redacted).
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../../domain/errors.js';
 import { redactLinks } from '../../infra/mail/transport.js';
 import type { Metrics } from '../../infra/observability/metrics.js';
@@ -13,7 +14,12 @@ export const frameworkErrors = (err: FastifyError, _req: unknown, reply: Paramet
   sendProblem(reply, malformedUrl(err.statusCode ?? 400));
 };
 
-export function registerErrorHandlers(app: FastifyInstance, metrics: Pick<Metrics, 'httpDuration'>): void {
+export interface ErrorHandlerOptions {
+  /** A browser's answer to an unknown path (a page, a redirect), or undefined for the problem+json 404. */
+  browserNotFound?: (req: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
+}
+
+export function registerErrorHandlers(app: FastifyInstance, metrics: Pick<Metrics, 'httpDuration'>, opts: ErrorHandlerOptions = {}): void {
   app.setErrorHandler((err, req, reply) => {
     if (reply.raw.destroyed) {
       // The client hung up before its answer was written (e.g. Fastify's stream of Yoga's answer
@@ -26,7 +32,7 @@ export function registerErrorHandlers(app: FastifyInstance, metrics: Pick<Metric
     return sendProblem(reply, error);
   });
 
-  app.setNotFoundHandler((_req, reply) => sendProblem(reply, notFound('No such endpoint.')));
+  app.setNotFoundHandler((req, reply) => opts.browserNotFound?.(req, reply) ?? sendProblem(reply, notFound('No such endpoint.')));
 
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';

@@ -1,4 +1,4 @@
-// The zone host (/status, its history and badges, /healthz): a raw node:http handler called before
+// The zone host (/status, its history and badges, /healthz, /favicon.ico): a raw node:http handler called before
 // Fastify, so a cached /status or badge is a clock read, a header check and one write of
 // pre-rendered bytes.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { AppError, badRequest, internalError, notFound } from '../../domain/errors.js';
 import type { StatusService } from '../../domain/status/service.js';
 import type { Metrics } from '../../infra/observability/metrics.js';
+import { FAVICON_PATH, writeFavicon } from './favicon.js';
 import { pathOf, rawHeader } from './hosts.js';
 import { listed, problemResponse, writeListed, writeProblem, type ListedResponse } from './problem.js';
 import type { RawHandler } from './raw.js';
@@ -14,8 +15,8 @@ import { wantsHtml, type Rendered, type SnapshotView, type StatusViews } from '.
 
 export interface ZoneHostDeps {
   status: Pick<StatusService, 'fresh' | 'current' | 'freshHistory' | 'currentHistory'>;
-  /** GET /status/incidents: the last 90 days of incidents (read at most every few seconds). */
-  incidents: () => Promise<Rendered>;
+  /** GET /status/incidents: the last 90 days of incidents, as a page or JSON (read at most every few seconds). */
+  incidents: (html: boolean) => Promise<Rendered>;
   /** GET /status/feed.atom (read at most every few seconds). */
   feed: () => Promise<Rendered>;
   /** The subscription paths (status/subscriptions.ts); null for any other path. */
@@ -93,7 +94,7 @@ export function createZoneHandler({ status, incidents, feed, subscriptions, view
       );
     }
     if ((path === INCIDENTS_PATH || path === FEED_PATH) && readable) {
-      return (path === FEED_PATH ? feed() : incidents()).then(
+      return (path === FEED_PATH ? feed() : incidents(wantsHtml(rawHeader(req, 'accept')))).then(
         (r) => observe(method, path, write(method, res, 200, r), start),
         (err: unknown) => observe(method, path, writeProblem(res, err instanceof AppError ? err : internalError()), start),
       );
@@ -106,6 +107,7 @@ export function createZoneHandler({ status, incidents, feed, subscriptions, view
       );
     }
     if (path === '/healthz' && readable) return observe(method, '/healthz', writeListed(res, HEALTHY), start);
+    if (path === FAVICON_PATH && readable) return observe(method, FAVICON_PATH, writeFavicon(res), start);
     if (path === '/status' || path === '/healthz' || path === HISTORY_PATH || path === INCIDENTS_PATH || path === SUMMARY_PATH || path === FEED_PATH || badge !== undefined) {
       return observe(method, badge !== undefined ? BADGE_ROUTE(path) : path, writeListed(res, METHOD_NOT_ALLOWED), start);
     }

@@ -350,13 +350,16 @@ function otherHostPaths(zone: string): Record<string, Json> {
       servers: [{ url: `https://${zone}` }],
       get: {
         operationId: 'listIncidents',
-        summary: 'Incidents of the last 90 days, newest first.',
+        summary: 'Incidents of the last 90 days, newest first: JSON, or a page for a browser (`Accept: text/html`).',
         tags: ['Status'],
         security: [],
         responses: {
           '200': {
             description: 'The list.',
-            content: { 'application/json': { schema: { type: 'object', required: ['incidents'], properties: { incidents: { type: 'array', items: { $ref: '#/components/schemas/Incident' } } } } } },
+            content: {
+              'application/json': { schema: { type: 'object', required: ['incidents'], properties: { incidents: { type: 'array', items: { $ref: '#/components/schemas/Incident' } } } } },
+              'text/html': { schema: { type: 'string' } },
+            },
           },
           '5XX': SERVER_FAULT,
         },
@@ -370,8 +373,8 @@ function otherHostPaths(zone: string): Record<string, Json> {
         tags: ['Status'],
         security: [],
         responses: {
-          '200': { description: 'Everything is up.', content: { 'application/json': { schema: { type: 'object' } }, 'text/html': { schema: { type: 'string' } } } },
-          '503': { description: 'A component is down.', content: { 'application/json': { schema: { type: 'object' } }, 'text/html': { schema: { type: 'string' } } } },
+          '200': { description: 'Every configured component is up (a broker without a health URL is listed as not configured, not as an outage).', content: { 'application/json': { schema: { type: 'object' } }, 'text/html': { schema: { type: 'string' } } } },
+          '503': { description: 'A configured component is down.', content: { 'application/json': { schema: { type: 'object' } }, 'text/html': { schema: { type: 'string' } } } },
         },
       },
     },

@@ -2,6 +2,7 @@
 // checked_at, one row per component with a green "ok" or red "down" marker, readable on a phone;
 // each component's uptimes and its 90-day strip (inline SVG), screenshots in test-artifacts/.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { ARTIFACTS, useBrowser } from '../../support/browser.js';
 import { STRIP_COLORS } from '../../../src/adapters/http/status/page.js';
@@ -233,4 +234,66 @@ test('an open incident and a maintenance show above the components at 1280 and 3
   }
   await db.statusIncident.deleteMany({});
   await db.statusMaintenance.deleteMany({});
+});
+
+/** The console's accent (its primary buttons' blue), read from its stylesheet: the status page's button must match it. */
+function consoleAccent(): number[] {
+  const css = readFileSync(new URL('../../../src/adapters/console/client/console.css', import.meta.url), 'utf8');
+  const hex = /--accent:\s*#([0-9a-f]{6})\b/i.exec(css)?.[1];
+  assert.ok(hex, 'the console stylesheet defines --accent');
+  return [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16));
+}
+
+test('/status/incidents in a browser: 90 days of incidents with every update, in the status page look; Subscribe is the console blue', async () => {
+  const { createIncident, addIncidentUpdate } = await import('../../../src/domain/status/incidents.js');
+  const db = f.s.deps.db;
+  await db.statusIncident.deleteMany({});
+  const opened = await createIncident(f.s.deps, { title: 'Slow <tunnel> starts', impact: 'minor', components: ['edge'], status: 'investigating', message: 'Looking into it.' });
+  f.s.clock.advance(60_000);
+  await addIncidentUpdate(f.s.deps, opened.id, { status: 'resolved', message: 'A slow resolver, replaced.' });
+  await f.reset(); // past the few seconds an instance keeps the list
+  const port = new URL(f.s.url).port;
+  const context = await browser().newContext({ viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true });
+  try {
+    const page = await context.newPage();
+    const response = await page.goto(`http://${ZONE}:${port}/status/incidents`);
+    assert.equal(response?.status(), 200);
+    assert.match(response?.headers()['content-type'] ?? '', /^text\/html/);
+    const info = await page.evaluate(() => ({
+      title: document.title,
+      heading: document.querySelector('h2')?.textContent,
+      incident: document.querySelector('[data-incident] h3')?.textContent,
+      updates: [...document.querySelectorAll('[data-incident] .timeline li .tag')].map((t) => t.textContent),
+      links: [...document.querySelectorAll('.links a')].map((a) => a.getAttribute('href')),
+      background: getComputedStyle(document.body).backgroundColor,
+      scripts: document.querySelectorAll('script').length,
+      overflow: document.documentElement.scrollWidth > window.innerWidth,
+    }));
+    await page.screenshot({ path: new URL('status-incidents-360.png', ARTIFACTS).pathname, fullPage: true });
+    assert.match(info.title, /^Past incidents · .+ status$/);
+    assert.equal(info.heading, 'Incidents of the last 90 days');
+    assert.equal(info.incident, 'Slow <tunnel> starts', 'the title as text');
+    assert.deepEqual(info.updates, ['Resolved', 'Investigating'], 'every update, newest first');
+    assert.deepEqual(info.links, ['/status', '/status/incidents', '/status/feed.atom']);
+    assert.equal(info.scripts, 0);
+    assert.equal(info.overflow, false);
+
+    await page.goto(`http://${ZONE}:${port}/status`);
+    const status = await page.evaluate(() => ({
+      background: getComputedStyle(document.body).backgroundColor,
+      button: getComputedStyle(document.querySelector('.subscribe button')!).backgroundColor,
+      links: [...document.querySelectorAll('.links a')].map((a) => a.getAttribute('href')),
+    }));
+    assert.equal(info.background, status.background, 'the same look as /status');
+    assert.deepEqual(rgb(status.button), consoleAccent(), 'the console primary button colour');
+    assert.ok(status.links.includes('/status/incidents'));
+    // Machines still get the JSON, from the same read.
+    const json = await f.zone('/status/incidents', { headers: { accept: 'application/json' } });
+    assert.match(String(json.headers['content-type']), /^application\/json/);
+    assert.equal(json.headers.vary, 'Accept');
+    assert.deepEqual(json.json.incidents.map((i: { id: string; updates: unknown[] }) => [i.id, i.updates.length]), [[opened.id, 2]]);
+  } finally {
+    await context.close();
+    await db.statusIncident.deleteMany({});
+  }
 });

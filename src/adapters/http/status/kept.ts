@@ -4,8 +4,8 @@
 // per instance per few seconds.
 import type { Rendered } from './views.js';
 
-export function keptFor(keepMs: number, clock: () => Date, load: (now: Date) => Promise<Rendered>): () => Promise<Rendered> {
-  let kept: { at: number; rendered: Promise<Rendered> } | null = null;
+export function keptFor<T = Rendered>(keepMs: number, clock: () => Date, load: (now: Date) => Promise<T>): () => Promise<T> {
+  let kept: { at: number; rendered: Promise<T> } | null = null;
   return () => {
     const now = clock();
     if (kept && now.getTime() - kept.at < keepMs) return kept.rendered;

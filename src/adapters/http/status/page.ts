@@ -2,7 +2,8 @@
 // component with a green "ok" or red "down" marker (the probe's latency under it), then each component's
 // uptimes (24 h, 7, 30, 90 days) and a 90-day strip drawn as inline SVG (one bar per UTC day,
 // oldest on the left, each with a <title> naming the day, its uptime and its checks). Sized for a
-// phone first: the strip scales to the width of the page.
+// phone first: the strip scales to the width of the page. GET /status/incidents answers people
+// with a page in the same look: each incident of the last 90 days with every update.
 import type { ComponentHistory, DayEntry, History, UptimeWindow } from '../../../domain/status/history.js';
 import type { IncidentJson, MaintenanceJson } from '../../../domain/status/notices.js';
 import { isUnconfigured, type Rollup } from '../../../domain/status/rollup.js';
@@ -44,7 +45,12 @@ td.detail{word-break:break-word;color:#59636e;font-size:.9rem}
 .subscribe{background:#fff;border-radius:.5rem;padding:.75rem;margin:1.5rem 0 0}
 .subscribe form{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
 .subscribe input{font:inherit;flex:1 1 12rem;min-width:0;padding:.375rem .5rem;border:1px solid #8c959f;border-radius:.375rem}
-.subscribe button{font:inherit;padding:.375rem .875rem;border-radius:.375rem;border:1px solid #1f2328;background:#1f2328;color:#fff}
+.subscribe button{font:inherit;font-weight:600;padding:.375rem .875rem;border-radius:.375rem;border:1px solid #0a58b0;background:#0a58b0;color:#fff;cursor:pointer}
+.subscribe button:hover{background:#084a94;border-color:#084a94}
+.links{display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:1.5rem 0 0;padding:0;list-style:none;font-size:.9rem}
+a{color:#0a58b0}
+.timeline{list-style:none;margin:.5rem 0 0;padding:0 0 0 .75rem;border-left:2px solid #d1d9e0}
+.timeline li{margin:0 0 .5rem}.timeline time{color:#59636e;font-size:.85rem}.timeline p{margin:.125rem 0 0}
 .tag{display:inline-block;font-size:.75rem;font-weight:600;padding:0 .4rem;border-radius:1rem;background:#eaeef2;color:#1f2328;margin-right:.25rem}
 `;
 
@@ -167,6 +173,40 @@ function noticesSection(rollup: Rollup): string {
   return parts.join('');
 }
 
+/** The page's links to the other views of the zone. */
+const LINKS =
+  `<ul class="links"><li><a href="/status">Current status</a></li><li><a href="/status/incidents">Past incidents</a></li>` +
+  `<li><a href="/status/feed.atom">Atom feed</a></li></ul>`;
+
+const head = (title: string): string =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
+  `<meta name="viewport" content="width=device-width,initial-scale=1">` +
+  `<title>${title}</title><style>${STYLE}</style></head>`;
+
+/** One incident of the 90-day list: its title, impact, components and every update, newest first. */
+function incidentRecord(i: IncidentJson): string {
+  const updates = i.updates
+    .map((u) => `<li><span class="tag">${escapeHtml(STATUS[u.status] ?? u.status)}</span>${time(u.at)}<p>${escapeHtml(u.message)}</p></li>`)
+    .join('');
+  const span = i.resolved_at ? `${time(i.created_at)} to ${time(i.resolved_at)}` : `Since ${time(i.created_at)}`;
+  return (
+    `<article class="notice ${escapeHtml(i.impact)}" data-incident="${escapeHtml(i.id)}"><h3>${escapeHtml(i.title)}</h3>` +
+    `<p><span class="tag">${escapeHtml(STATUS[i.status] ?? i.status)}</span><span class="tag">${escapeHtml(IMPACT[i.impact] ?? i.impact)} impact</span>` +
+    `<span class="meta">${escapeHtml(i.components.join(', '))}</span></p><p class="meta">${span}</p>` +
+    `<ol class="timeline" aria-label="Updates, newest first">${updates}</ol></article>`
+  );
+}
+
+/** GET /status/incidents for people (`Accept: text/html`): the last 90 days in the status page's look. */
+export function renderIncidentsPage(incidents: readonly IncidentJson[], serviceName: string): string {
+  const name = escapeHtml(serviceName);
+  const body = incidents.length > 0 ? incidents.map(incidentRecord).join('') : `<p class="checked">No incidents in the last 90 days.</p>`;
+  return (
+    `${head(`Past incidents · ${name} status`)}<body><main><h1>${name} status</h1>` +
+    `<h2 id="incidents">Incidents of the last 90 days</h2><section aria-labelledby="incidents">${body}</section>${LINKS}</main></body></html>`
+  );
+}
+
 export function renderStatusPage(rollup: Rollup, serviceName: string, history: History | null = null): string {
   const ok = rollup.status === 'ok';
   const down = rollup.components.filter((c) => !c.ok && !isUnconfigured(c)).map((c) => c.name);
@@ -187,14 +227,12 @@ export function renderStatusPage(rollup: Rollup, serviceName: string, history: H
     .join('');
   const name = escapeHtml(serviceName);
   return (
-    `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
-    `<meta name="viewport" content="width=device-width,initial-scale=1">` +
-    `<title>${ok ? 'Operational' : 'Degraded'} · ${name} status</title><style>${STYLE}</style></head>` +
+    `${head(`${ok ? 'Operational' : 'Degraded'} · ${name} status`)}` +
     `<body><main><h1>${name} status</h1>` +
     `<p class="verdict ${rollup.status}" data-status="${rollup.status}">${verdict}</p>` +
     `<p class="checked">Checked at <time datetime="${escapeHtml(rollup.checked_at)}">${escapeHtml(readableUtc(rollup.checked_at))}</time></p>` +
     noticesSection(rollup) +
     `<table><thead><tr><th scope="col">Component</th><th scope="col">Status</th><th scope="col">Detail</th></tr></thead>` +
-    `<tbody>${rows}</tbody></table>${historySection(history)}${SUBSCRIBE}</main></body></html>`
+    `<tbody>${rows}</tbody></table>${historySection(history)}${SUBSCRIBE}${LINKS}</main></body></html>`
   );
 }

@@ -1,0 +1,70 @@
+// What a person's browser meets at an address the API host does not have: a mistyped console URL
+// gets a small "page not found" page in the console's look with a way home, not a JSON problem,
+// and /status (which lives on the zone host) is redirected there. Only for a browser asking for a
+// page (GET or HEAD, `Accept` preferring text/html, as /status decides): API clients, and any path
+// under the API's own prefixes, keep the problem+json 404.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { escapeHtml } from '../../infra/html/escape.js';
+import { wantsHtml } from '../http/status/views.js';
+import { PAGE_HEADERS, frame } from './layout.js';
+
+/** Where JSON is the language whoever asks: a browser there is a developer reading answers. */
+const API_PREFIXES = ['/api/', '/auth/', '/internal/', '/oauth/', '/graphql', '/.well-known/', '/openapi.json', '/metrics', '/readyz'];
+
+/** How much of a mistyped path the page repeats. */
+const SHOWN_PATH_MAX = 120;
+
+export interface BrowserNotFoundOptions {
+  serviceName: string;
+  /** The console's address (APP_URL): the page's way home. */
+  appUrl: string;
+  /** `<scheme of BASE_URL>://<ZONE>[:port]`, where /status lives. */
+  zoneOrigin: string;
+}
+
+export function notFoundPage(serviceName: string, appUrl: string, path: string): string {
+  const shown = path.length > SHOWN_PATH_MAX ? `${path.slice(0, SHOWN_PATH_MAX)}…` : path;
+  return frame({
+    serviceName,
+    title: 'Page not found',
+    body:
+      `<p>There is no page at <code>${escapeHtml(shown)}</code>. The address may be mistyped, or the page has moved.</p>\n` +
+      `<p class="links"><a class="button" href="${escapeHtml(appUrl)}">Go to your account</a></p>`,
+  });
+}
+
+/**
+ * The API host's not-found answer for browsers, or undefined to leave it to the problem+json 404.
+ * /status (and what is under it) answers 302 to the same path on the zone host, `Vary: Accept`,
+ * never cached: a temporary redirect, since the zone is configuration.
+ */
+export function browserNotFound(opts: BrowserNotFoundOptions): (req: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined {
+  const home = opts.appUrl.endsWith('/') ? opts.appUrl : `${opts.appUrl}/`;
+  return (req, reply) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !wantsHtml(req.headers.accept)) return undefined;
+    let url: URL;
+    try {
+      url = new URL(req.url, 'http://host.invalid');
+    } catch {
+      return undefined;
+    }
+    const path = url.pathname;
+    if (path === '/status' || path.startsWith('/status/')) {
+      return reply.status(302).headers({ location: `${opts.zoneOrigin}${path}${url.search}`, vary: 'Accept', 'cache-control': 'no-store' }).send();
+    }
+    if (API_PREFIXES.some((p) => path === p || path.startsWith(p))) return undefined;
+    return reply
+      .status(404)
+      .headers({ ...PAGE_HEADERS, vary: 'Accept' })
+      .send(notFoundPage(opts.serviceName, home, decodeURIComponentSafe(path)));
+  };
+}
+
+/** The path as the person typed it (`%20` shown as a space), or as sent when it is not valid UTF-8. */
+function decodeURIComponentSafe(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
