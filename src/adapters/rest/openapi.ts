@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document of the REST paths (API.md section 16), printed from the route table the
 // server mounts, so it cannot drift from what the server does:
-// - parameters and request bodies from each operation's variable rules (what mount.ts checks a
+// - parameters and request bodies from each operation's variable types (what variables.ts checks a
 //   request against), with the GraphQL arguments' descriptions;
 // - answers from each route's response schema (which its `respond` is typed to produce);
 // - who may call from the route (public or not) and, for service tokens, from the same scope
@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { INCIDENT_IMPACTS, INCIDENT_STATUSES } from '../../domain/status/notices.js';
 import { COMPONENTS } from '../../domain/status/rollup.js';
 import { firstUnreachable } from '../graphql/token-scopes.js';
-import { operationOf, variableRules, type VariableRule } from './mount.js';
+import { operationOf, routeVariables, type RouteVariable } from './variables.js';
 import type { ErrorStatus, RestRoute } from './route.js';
 import { NAMED_SCHEMAS } from './schemas.js';
 
@@ -69,19 +69,11 @@ const WWW_AUTHENTICATE = {
 };
 const SERVER_FAULT = problem('A fault of the server, or a dependency it needs is unavailable (503, UNAVAILABLE).');
 
-function ruleSchema(rule: VariableRule): Json {
-  const base: Json =
-    rule.type === 'boolean'
-      ? { type: 'boolean' }
-      : rule.type === 'int'
-        ? { type: 'integer' }
-        : rule.type === 'object'
-          ? { type: 'object' }
-          : rule.type === 'strings'
-            ? { type: 'array', items: { type: 'string' } }
-            : { type: 'string' };
+/** A variable's JSON Schema, from its GraphQL type (variables.ts). */
+function variableSchema(variable: RouteVariable): Json {
+  const base: Json = { ...variable.jsonSchema };
   // An optional variable takes null too ("clear it": custom_domain, description).
-  if (!rule.required && typeof base.type === 'string') base.type = [base.type, 'null'];
+  if (!variable.required && typeof base.type === 'string') base.type = [base.type, 'null'];
   return base;
 }
 
@@ -141,14 +133,14 @@ function errorsOf(route: RestRoute): Map<number, string> {
 }
 
 function operationOfRoute(schema: GraphQLSchema, route: RestRoute, responseRef: (route: RestRoute) => Json | null): Json {
-  const rules = variableRules(route);
+  const variables = routeVariables(schema, route);
   const docs = argumentDocs(schema, route);
   const parameters: Json[] = [];
   for (const param of Object.keys(route.params ?? {})) parameters.push({ name: param, in: 'path', required: true, schema: { type: 'string' } });
   for (const [name, variable] of Object.entries(route.query ?? {})) {
-    const rule = rules.get(variable);
+    const integer = variables.get(variable)?.jsonSchema.type === 'integer';
     const description = docs.get(variable);
-    parameters.push({ name, in: 'query', required: false, ...(description ? { description } : {}), schema: rule?.type === 'int' ? { type: 'integer' } : { type: 'string' } });
+    parameters.push({ name, in: 'query', required: false, ...(description ? { description } : {}), schema: integer ? { type: 'integer' } : { type: 'string' } });
   }
   const op: Json = { operationId: operationIdOf(route), summary: route.summary, tags: [tagOf(route.url)], security: securityOf(schema, route) };
   if (parameters.length > 0) op.parameters = parameters;
@@ -156,11 +148,11 @@ function operationOfRoute(schema: GraphQLSchema, route: RestRoute, responseRef: 
     const properties: Json = {};
     const required: string[] = [];
     for (const [field, variable] of Object.entries(route.body)) {
-      const rule = rules.get(variable);
-      if (!rule) throw new Error(`REST ${route.method} ${route.url}: body field ${field} names no variable`);
+      const definition = variables.get(variable);
+      if (!definition) throw new Error(`REST ${route.method} ${route.url}: body field ${field} names no variable`);
       const description = docs.get(variable);
-      properties[field] = { ...ruleSchema(rule), ...(description ? { description } : {}) };
-      if (rule.required && route.bodyFallback?.[field] === undefined) required.push(field);
+      properties[field] = { ...variableSchema(definition), ...(description ? { description } : {}) };
+      if (definition.required && route.bodyFallback?.[field] === undefined) required.push(field);
     }
     op.requestBody = {
       required: true,
