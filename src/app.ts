@@ -27,7 +27,7 @@ import { rawClientIp, trustProxyOption } from './adapters/http/client-ip.js';
 import { createZoneHandler } from './adapters/http/zone-host.js';
 import { registerInternalStatusRoutes } from './adapters/http/routes/internal-status.js';
 import { incidentList } from './adapters/http/status/incident-list.js';
-import { browserNotFound } from './adapters/pages/not-found-page.js';
+import { browserNotFound } from './adapters/http/browser-not-found.js';
 import { LINK_PAGES, registerLinkPages } from './adapters/pages/link-pages.js';
 import { CONSOLE_ROUTES, consoleEnabled, registerConsole } from './adapters/console/console.js';
 import { registerGraphiQLAssets } from './adapters/console/graphiql.js';

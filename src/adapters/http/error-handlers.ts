@@ -1,6 +1,6 @@
 // How the API host answers what no route handled: every error becomes problem+json through the
 // one classification (src/adapters/errors.ts); unknown paths answer 404 problem+json (a browser
-// asking for a page may get one instead: pages/not-found-page.ts); every
+// asking for a page may get one instead: http/browser-not-found.ts); every
 // answer is timed by route pattern, and 5xx answers are logged (with email-link tokens redacted).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../../domain/errors.js';

@@ -1,26 +1,11 @@
-// What a person's browser meets at an address the API host does not have: a mistyped console URL
-// gets a small "page not found" page in the console's look with a way home, not a JSON problem,
-// and /status (which lives on the zone host) is redirected there. Only for a browser asking for a
-// page (GET or HEAD, `Accept` preferring text/html, as /status decides): API clients, and any path
-// under the API's own prefixes, keep the problem+json 404.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+// The page a person's browser gets at an address the API host does not have (a mistyped console
+// URL): "page not found" in the console's look, the path repeated as text, and a way home. When it
+// is served: http/browser-not-found.ts.
 import { escapeHtml } from '../../infra/html/escape.js';
-import { wantsHtml } from '../http/status/views.js';
-import { PAGE_HEADERS, frame } from './layout.js';
-
-/** Where JSON is the language whoever asks: a browser there is a developer reading answers. */
-const API_PREFIXES = ['/api/', '/auth/', '/internal/', '/oauth/', '/graphql', '/.well-known/', '/openapi.json', '/metrics', '/readyz'];
+import { frame } from './layout.js';
 
 /** How much of a mistyped path the page repeats. */
 const SHOWN_PATH_MAX = 120;
-
-export interface BrowserNotFoundOptions {
-  serviceName: string;
-  /** The console's address (APP_URL): the page's way home. */
-  appUrl: string;
-  /** `<scheme of BASE_URL>://<ZONE>[:port]`, where /status lives. */
-  zoneOrigin: string;
-}
 
 export function notFoundPage(serviceName: string, appUrl: string, path: string): string {
   const shown = path.length > SHOWN_PATH_MAX ? `${path.slice(0, SHOWN_PATH_MAX)}…` : path;
@@ -33,38 +18,3 @@ export function notFoundPage(serviceName: string, appUrl: string, path: string):
   });
 }
 
-/**
- * The API host's not-found answer for browsers, or undefined to leave it to the problem+json 404.
- * /status (and what is under it) answers 302 to the same path on the zone host, `Vary: Accept`,
- * never cached: a temporary redirect, since the zone is configuration.
- */
-export function browserNotFound(opts: BrowserNotFoundOptions): (req: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined {
-  const home = opts.appUrl.endsWith('/') ? opts.appUrl : `${opts.appUrl}/`;
-  return (req, reply) => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || !wantsHtml(req.headers.accept)) return undefined;
-    let url: URL;
-    try {
-      url = new URL(req.url, 'http://host.invalid');
-    } catch {
-      return undefined;
-    }
-    const path = url.pathname;
-    if (path === '/status' || path.startsWith('/status/')) {
-      return reply.status(302).headers({ location: `${opts.zoneOrigin}${path}${url.search}`, vary: 'Accept', 'cache-control': 'no-store' }).send();
-    }
-    if (API_PREFIXES.some((p) => path === p || path.startsWith(p))) return undefined;
-    return reply
-      .status(404)
-      .headers({ ...PAGE_HEADERS, vary: 'Accept' })
-      .send(notFoundPage(opts.serviceName, home, decodeURIComponentSafe(path)));
-  };
-}
-
-/** The path as the person typed it (`%20` shown as a space), or as sent when it is not valid UTF-8. */
-function decodeURIComponentSafe(path: string): string {
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
-  }
-}
