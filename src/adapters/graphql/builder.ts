@@ -1,20 +1,16 @@
 // Configures the Pothos builder only; types live in ./types, one file per domain.
 import SchemaBuilder from '@pothos/core';
-import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import RelayPlugin from '@pothos/plugin-relay';
 import FieldPolicyPlugin from './field-policy.js';
 import { GraphQLScalarType } from 'graphql';
 import { DateTimeResolver, EmailAddressResolver, JSONObjectResolver } from 'graphql-scalars';
-import type PrismaTypes from '../../generated/pothos-prisma-types.js';
-import { getDatamodel } from '../../generated/pothos-prisma-types.js';
 import { signInRequired } from '../errors.js';
 import { isoString } from '../../infra/instant.js';
 import type { GraphQLContext } from './context.js';
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
-  PrismaTypes: PrismaTypes;
   AuthScopes: { signedIn: boolean };
   Scalars: {
     DateTime: { Input: Date; Output: Date };
@@ -23,16 +19,10 @@ export const builder = new SchemaBuilder<{
   };
   DefaultFieldNullability: false;
 }>({
-  plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin, FieldPolicyPlugin],
+  plugins: [ScopeAuthPlugin, RelayPlugin, FieldPolicyPlugin],
   // Connections only (the security activity): no global `node`/`nodes` lookups to secure.
   relay: { nodeQueryOptions: false, nodesQueryOptions: false, clientMutationId: 'omit', cursorType: 'String' },
   defaultFieldNullability: false,
-  prisma: {
-    client: (ctx) => ctx.deps.db,
-    dmmf: getDatamodel(),
-    filterConnectionTotalCount: true,
-    onUnusedQuery: null,
-  },
   scopeAuth: {
     authScopes: (ctx) => ({ signedIn: ctx.viewer !== null }),
     unauthorizedError: (_parent, ctx) => signInRequired(ctx.presentedBearer),

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { applyMigrations, readMigrations } from '../../../src/infra/db/migrate.js';
 import { MIGRATIONS_DIR } from '../../../src/deps.js';
-import { getDatamodel } from '../../../src/generated/pothos-prisma-types.js';
 import { needs } from '../../support/backends.js';
+import { readDatamodel } from '../../support/prisma-datamodel.js';
 import { startTestServer, useServer } from '../../support/server.js';
 
 const s = useServer();
@@ -20,13 +20,27 @@ interface RuntimeModel {
   fields: { name: string; kind: string; type: string; dbName?: string }[];
 }
 
-// The generated client carries the db names (@map/@@map); Pothos's DMMF carries nullability,
-// lists and uniques. Together they describe schema.prisma.
-function runtimeModels(): Record<string, RuntimeModel> {
+// schema.prisma, read from the file (test/support/prisma-datamodel.ts): nullability, lists, ids
+// and uniques, and the db names (@map/@@map).
+const datamodel = readDatamodel();
+
+test('the reading of schema.prisma agrees with the generated client on every model and field', () => {
   const db = s.deps.db as unknown as { _runtimeDataModel?: { models: Record<string, RuntimeModel> } };
   assert.ok(db._runtimeDataModel, 'the Prisma client exposes its runtime data model');
-  return db._runtimeDataModel.models;
-}
+  const runtime = Object.fromEntries(
+    Object.entries(db._runtimeDataModel.models).map(([name, m]) => [
+      name,
+      { dbName: m.dbName ?? null, fields: m.fields.map((f) => ({ name: f.name, kind: f.kind, type: f.type, dbName: f.dbName ?? null })) },
+    ]),
+  );
+  const read = Object.fromEntries(
+    Object.entries(datamodel).map(([name, m]) => [
+      name,
+      { dbName: m.dbName, fields: m.fields.map((f) => ({ name: f.name, kind: f.kind, type: f.type, dbName: f.dbName })) },
+    ]),
+  );
+  assert.deepEqual(read, runtime);
+});
 
 const PG_TYPES: Record<string, string[]> = {
   String: ['text', 'character varying'],
@@ -46,8 +60,6 @@ interface Column {
 }
 
 test('the migrated database has exactly the tables and columns of schema.prisma, with matching types and nullability', async () => {
-  const dmmf = getDatamodel().datamodel.models;
-  const runtime = runtimeModels();
   const columns = await s.deps.db.$queryRaw<Column[]>`
     SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns
     WHERE table_schema = current_schema() AND table_name <> '_prisma_migrations'`;
@@ -57,15 +69,15 @@ test('the migrated database has exactly the tables and columns of schema.prisma,
     byTable.get(c.table_name)!.set(c.column_name, c);
   }
   const expectedTables = new Set<string>();
-  for (const [model, def] of Object.entries(dmmf)) {
-    const table = runtime[model]?.dbName ?? model;
+  for (const [model, def] of Object.entries(datamodel)) {
+    const table = def.dbName ?? model;
     expectedTables.add(table);
     const actual = byTable.get(table);
     assert.ok(actual, `table ${table} (model ${model}) is missing`);
     const expectedColumns = new Set<string>();
     for (const f of def.fields) {
-      if (f.kind !== 'scalar' && f.kind !== 'enum') continue;
-      const column = runtime[model]!.fields.find((r) => r.name === f.name)?.dbName ?? f.name;
+      if (f.kind !== 'scalar') continue;
+      const column = f.dbName ?? f.name;
       expectedColumns.add(column);
       const c = actual.get(column);
       assert.ok(c, `column ${table}.${column} is missing`);
@@ -80,8 +92,6 @@ test('the migrated database has exactly the tables and columns of schema.prisma,
 });
 
 test('every unique field, @@unique and primary key of schema.prisma exists as a unique index', async () => {
-  const dmmf = getDatamodel().datamodel.models;
-  const runtime = runtimeModels();
   const indexes = await s.deps.db.$queryRaw<{ table: string; columns: string[] }[]>`
     SELECT t.relname AS table, array_agg(a.attname::text ORDER BY k.ord) AS columns
     FROM pg_index i
@@ -93,12 +103,12 @@ test('every unique field, @@unique and primary key of schema.prisma exists as a 
     GROUP BY i.indexrelid, t.relname`;
   const have = new Set(indexes.map((i) => `${i.table}(${i.columns.join(',')})`));
   const expected: string[] = [];
-  for (const [model, def] of Object.entries(dmmf)) {
-    const table = runtime[model]?.dbName ?? model;
-    const col = (name: string) => runtime[model]!.fields.find((r) => r.name === name)?.dbName ?? name;
+  for (const [model, def] of Object.entries(datamodel)) {
+    const table = def.dbName ?? model;
+    const col = (name: string) => def.fields.find((f) => f.name === name)?.dbName ?? name;
     for (const f of def.fields) if (f.isUnique || f.isId) expected.push(`${table}(${col(f.name)})`);
-    for (const u of def.uniqueIndexes) expected.push(`${table}(${u.fields.map(col).join(',')})`);
-    if (def.primaryKey) expected.push(`${table}(${def.primaryKey.fields.map(col).join(',')})`);
+    for (const u of def.uniqueIndexes) expected.push(`${table}(${u.map(col).join(',')})`);
+    if (def.primaryKey) expected.push(`${table}(${def.primaryKey.map(col).join(',')})`);
   }
   assert.ok(expected.length > 10);
   for (const e of expected) assert.ok(have.has(e), `unique index ${e} is missing (have: ${[...have].join(' ')})`);
