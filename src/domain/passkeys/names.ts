@@ -30,6 +30,9 @@ export function passkeyName(raw: string): string {
   return name;
 }
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** "Passkey added 2 Dec 2026" (UTC): the day written as the console writes every date. */
 export function defaultPasskeyName(aaguid: string, now: Date): string {
-  return KNOWN_AUTHENTICATORS[aaguid.toLowerCase()] ?? `Passkey added ${now.toISOString().slice(0, 10)}`;
+  return KNOWN_AUTHENTICATORS[aaguid.toLowerCase()] ?? `Passkey added ${now.getUTCDate()} ${MONTHS[now.getUTCMonth()]} ${now.getUTCFullYear()}`;
 }
