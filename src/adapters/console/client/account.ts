@@ -1,10 +1,11 @@
 /// <reference lib="dom" />
 // The account page: profile, slug, email, password and deletion. Every action is one GraphQL
 // mutation; the answer (or the server's error detail) shows next to the form that asked.
-import { ApiError, explain, gql } from './api.js';
+import { ApiError, gql } from './api.js';
 import { graphql } from '../../documents/graphql.js';
 import { flash, loadBoot, navigate, section, type Me } from './app.js';
-import { busy, field, formValues, h, statusLine, timeEl } from './dom.js';
+import { busy, chip, field, formValues, h, statusLine, timeEl } from './dom.js';
+import { formDone, showFieldError, showFormError } from './forms.js';
 
 function profile(me: Me): HTMLElement {
   const row = (term: string, ...value: (Node | string)[]) => [h('dt', {}, term), h('dd', {}, ...value)];
@@ -17,7 +18,7 @@ function profile(me: Me): HTMLElement {
       row('Email', me.email),
       row('Verified', me.emailVerified ? h('span', { class: 'badge ok' }, 'Yes') : h('span', { class: 'badge warn' }, 'Not yet')),
       row('Plan', me.plan),
-      row('Slug', h('code', {}, me.slug)),
+      row('Slug', chip(me.slug)),
       row('Last sign-in', me.lastLogin ? h('span', {}, timeEl(me.lastLogin.at), ` from ${me.lastLogin.ip}`) : 'none yet'),
     ),
   );
@@ -30,12 +31,12 @@ function slugForm(me: Me, refresh: () => void): HTMLElement {
     { novalidate: true },
     field(
       'New slug',
-      { name: 'slug', type: 'text', value: me.slug, autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false', required: true, minlength: 3, maxlength: 28 },
+      { name: 'slug', type: 'text', value: me.slug, autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false', required: true, minlength: 3 },
       h(
         'span',
         {},
         '3 to 28 characters: lowercase letters, digits and hyphens, no hyphen at the start or the end, and no "--". Some words are reserved (for example api, www, admin, login, dashboard). Every tunnel host ends with ',
-        h('code', {}, `--${me.slug}`),
+        chip(`--${me.slug}`),
         ', so renaming moves your tunnels to new addresses.',
       ),
     ),
@@ -50,7 +51,7 @@ function slugForm(me: Me, refresh: () => void): HTMLElement {
         flash('ok', `Your slug is now ${renameSlug.slug}.`);
         refresh();
       } catch (err) {
-        status.show('error', err instanceof ApiError && err.code === 'CONFLICT' ? `The slug "${slug}" is taken. Choose another one.` : explain(err));
+        showFormError(form, status, err, err instanceof ApiError && err.code === 'CONFLICT' ? `The slug "${slug}" is taken. Choose another one.` : undefined);
       }
     });
   });
@@ -65,8 +66,8 @@ function emailForm(me: Me): HTMLElement {
   const form = h(
     'form',
     { novalidate: true },
-    field('New email', { name: 'newEmail', type: 'email', autocomplete: 'email', required: true, maxlength: 254 }),
-    field('Current password', { name: 'currentPassword', type: 'password', autocomplete: 'current-password', required: true, maxlength: 128 }),
+    field('New email', { name: 'newEmail', type: 'email', autocomplete: 'email', required: true }),
+    field('Current password', { name: 'currentPassword', type: 'password', autocomplete: 'current-password', required: true }),
     h('button', { type: 'submit' }, 'Change email'),
   );
   form.addEventListener('submit', (e) => {
@@ -78,17 +79,12 @@ function emailForm(me: Me): HTMLElement {
           currentPassword: v.currentPassword ?? '',
           newEmail: v.newEmail ?? '',
         });
+        formDone(form, status);
         status.show('ok', `We sent a confirmation link to ${v.newEmail}. Your email stays ${me.email} until you open it.`);
         form.reset();
       } catch (err) {
-        status.show(
-          'error',
-          err instanceof ApiError && err.code === 'UNAUTHENTICATED'
-            ? 'That is not your current password.'
-            : err instanceof ApiError && err.code === 'CONFLICT'
-              ? 'That address is already used by another account.'
-              : explain(err),
-        );
+        if (err instanceof ApiError && err.code === 'UNAUTHENTICATED') showFieldError(form, status, 'currentPassword', 'That is not your current password.');
+        else showFormError(form, status, err, err instanceof ApiError && err.code === 'CONFLICT' ? 'That address is already used by another account.' : undefined);
       }
     });
   });
@@ -103,8 +99,8 @@ function passwordForm(me: Me): HTMLElement {
   const form = h(
     'form',
     { novalidate: true },
-    field('Current password', { name: 'currentPassword', type: 'password', autocomplete: 'current-password', required: true, maxlength: 128 }),
-    field('New password', { name: 'newPassword', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 }, '8 to 128 characters.'),
+    field('Current password', { name: 'currentPassword', type: 'password', autocomplete: 'current-password', required: true }),
+    field('New password', { name: 'newPassword', type: 'password', autocomplete: 'new-password', required: true, minlength: 8 }, '8 to 128 characters.'),
     h('button', { type: 'submit' }, 'Change password'),
   );
   form.addEventListener('submit', (e) => {
@@ -116,10 +112,12 @@ function passwordForm(me: Me): HTMLElement {
           currentPassword: v.currentPassword ?? '',
           newPassword: v.newPassword ?? '',
         });
+        formDone(form, status);
         status.show('ok', 'Your password is changed. Every other session was signed out; this one stays.');
         form.reset();
       } catch (err) {
-        status.show('error', err instanceof ApiError && err.code === 'UNAUTHENTICATED' ? 'That is not your current password.' : explain(err));
+        if (err instanceof ApiError && err.code === 'UNAUTHENTICATED') showFieldError(form, status, 'currentPassword', 'That is not your current password.');
+        else showFormError(form, status, err);
       }
     });
   });
@@ -132,14 +130,14 @@ function deleteForm(me: Me): HTMLElement {
     'form',
     { novalidate: true },
     h('p', {}, 'This deletes your account, its tunnels and sessions at once. There is no undo.'),
-    field('Type your email to confirm', { name: 'email', type: 'email', autocomplete: 'off', required: true, maxlength: 254 }, h('span', {}, 'Type ', h('strong', {}, me.email), '.')),
-    field('Password', { name: 'password', type: 'password', autocomplete: 'current-password', required: true, maxlength: 128 }),
+    field('Type your email to confirm', { name: 'email', type: 'email', autocomplete: 'off', required: true }, h('span', {}, 'Type ', h('strong', {}, me.email), '.')),
+    field('Password', { name: 'password', type: 'password', autocomplete: 'current-password', required: true }),
     h('button', { type: 'submit', class: 'danger' }, 'Delete my account'),
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     const v = formValues(form);
-    if ((v.email ?? '').trim().toLowerCase() !== me.email.toLowerCase()) return status.show('error', `Type ${me.email} exactly to confirm.`);
+    if ((v.email ?? '').trim().toLowerCase() !== me.email.toLowerCase()) return showFieldError(form, status, 'email', `Type ${me.email} exactly to confirm.`);
     void busy(form, async () => {
       try {
         await gql(graphql('mutation DeleteAccount($email: String!, $password: String!) { deleteAccount(email: $email, password: $password) }'), { email: v.email ?? '', password: v.password ?? '' });
@@ -147,7 +145,8 @@ function deleteForm(me: Me): HTMLElement {
         await loadBoot();
         navigate('/sign-in', { replace: true });
       } catch (err) {
-        status.show('error', err instanceof ApiError && err.code === 'UNAUTHENTICATED' ? 'That is not your password.' : explain(err));
+        if (err instanceof ApiError && err.code === 'UNAUTHENTICATED') showFieldError(form, status, 'password', 'That is not your password.');
+        else showFormError(form, status, err);
       }
     });
   });

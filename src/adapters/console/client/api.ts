@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 // The console's only way to the server: POST /graphql with the session cookie (same origin,
 // JSON), each operation a typed document. Errors come back as ApiError with the catalog code
-// (API.md section 3).
+// and, for an error about one input, the argument it names (extensions.field), so a form can show
+// the message beside that field (forms.ts).
 import { print } from '@0no-co/graphql.web';
 import type { TadaDocumentNode } from 'gql.tada';
 
@@ -10,6 +11,8 @@ export class ApiError extends Error {
     message: string,
     readonly code: string,
     readonly retryAfter?: number,
+    /** The operation's argument the error is about (`allowedEmails`), when it is about one. */
+    readonly field?: string,
   ) {
     super(message);
   }
@@ -17,7 +20,7 @@ export class ApiError extends Error {
 
 interface GraphQLBody<T> {
   data?: T | null;
-  errors?: { message: string; extensions?: { code?: string; retryAfter?: number } }[];
+  errors?: { message: string; extensions?: { code?: string; retryAfter?: number; field?: string } }[];
 }
 
 const printed = new WeakMap<object, string>();
@@ -47,7 +50,7 @@ export async function gql<T, V>(document: TadaDocumentNode<T, V>, ...[variables]
     throw new ApiError(`The service answered unexpectedly (HTTP ${res.status}). Try again.`, 'UNAVAILABLE');
   }
   const first = body.errors?.[0];
-  if (first) throw new ApiError(first.message, first.extensions?.code ?? 'BAD_REQUEST', first.extensions?.retryAfter);
+  if (first) throw new ApiError(first.message, first.extensions?.code ?? 'BAD_REQUEST', first.extensions?.retryAfter, first.extensions?.field);
   if (!body.data) throw new ApiError(`The service answered unexpectedly (HTTP ${res.status}). Try again.`, 'UNAVAILABLE');
   return body.data;
 }

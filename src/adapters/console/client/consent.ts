@@ -9,7 +9,7 @@
 import { explain, gql } from './api.js';
 import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { section, type Me } from './app.js';
-import { busy, h, statusLine, type StatusLine } from './dom.js';
+import { busy, chip, h, statusLine, type StatusLine } from './dom.js';
 import { ReauthCancelled, withRecentAuth } from './reauth.js';
 import { resendVerificationButton } from './resend-verification.js';
 
@@ -72,11 +72,11 @@ function describe(r: Request, me: Viewer, status: StatusLine, recheck: () => voi
       h('dt', {}, 'Application'),
       h('dd', {}, h('strong', {}, r.clientName), r.clientName !== r.clientId ? [' ', h('span', { class: 'muted' }, `(${r.clientId})`)] : null),
       h('dt', {}, 'Sends you back to'),
-      h('dd', {}, h('code', {}, r.redirectHost)),
+      h('dd', {}, chip(r.redirectHost)),
       h('dt', {}, 'Tunnel'),
-      h('dd', {}, h('code', {}, r.resource)),
+      h('dd', {}, chip(r.resource)),
       h('dt', {}, 'It may'),
-      h('dd', {}, h('ul', { class: 'plain' }, r.scopes.map((s) => h('li', {}, SCOPE_TEXT[s] ?? s, ' (', h('code', {}, s), ')')))),
+      h('dd', {}, h('ul', { class: 'plain chips-after' }, r.scopes.map((s) => h('li', {}, SCOPE_TEXT[s] ?? s, ' ', chip(s))))),
     ),
     r.allowed
       ? h('p', { class: 'muted' }, `Signed in as ${me.email}. Allow only applications you started yourself.`)
@@ -113,7 +113,7 @@ function decision(id: string, r: Request, status: StatusLine): HTMLElement {
       status.clear();
       try {
         // Allowing may need a recent sign-in: the dialog asks for it, then the same request is approved.
-        const to = allowing ? await withRecentAuth(approve, { kind: 'consent', request: id }, REAUTH_REASON) : await refuse();
+        const to = allowing ? await withRecentAuth(approve, REAUTH_REASON, { kind: 'consent', request: id }) : await refuse();
         status.show('info', allowing ? 'Allowed. Back to the application…' : 'Denied. Back to the application…');
         location.assign(to);
       } catch (err) {

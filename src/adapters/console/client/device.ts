@@ -6,7 +6,7 @@
 import { explain, gql } from './api.js';
 import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { section } from './app.js';
-import { busy, field, formValues, h, statusLine, timeEl } from './dom.js';
+import { busy, chip, field, formValues, h, statusLine, timeEl } from './dom.js';
 import { ReauthCancelled, withRecentAuth } from './reauth.js';
 
 const Lookup = graphql('query DeviceRequest($userCode: String!) { deviceRequest(userCode: $userCode) { clientId scopes requestedAt ip userAgent } }');
@@ -36,7 +36,7 @@ export function deviceView(): Node {
     { novalidate: true, class: 'device-code' },
     field(
       'Code',
-      { name: 'user_code', type: 'text', required: true, maxlength: 12, autocomplete: 'off', autocapitalize: 'characters', spellcheck: 'false', placeholder: 'ABCD-EFGH', class: 'code-input' },
+      { name: 'user_code', type: 'text', required: true, autocomplete: 'off', autocapitalize: 'characters', spellcheck: 'false', placeholder: 'ABCD-EFGH', class: 'code-input' },
       'The 8 letters your terminal shows.',
     ),
     h('button', { type: 'submit' }, 'Continue'),
@@ -82,7 +82,7 @@ export function deviceView(): Node {
         'dl',
         { class: 'facts' },
         h('dt', {}, 'It may'),
-        h('dd', {}, h('ul', { class: 'plain' }, r.scopes.map((s) => h('li', {}, SCOPE_TEXT[s] ?? s, ' (', h('code', {}, s), ')')))),
+        h('dd', {}, h('ul', { class: 'plain chips-after' }, r.scopes.map((s) => h('li', {}, SCOPE_TEXT[s] ?? s, ' ', chip(s))))),
         h('dt', {}, 'Asked'),
         h('dd', {}, timeEl(r.requestedAt)),
         h('dt', {}, 'From'),
@@ -96,7 +96,11 @@ export function deviceView(): Node {
     approve.addEventListener('click', () => {
       void busy(decision, async () => {
         try {
-          await withRecentAuth(() => gql(graphql('mutation ApproveDevice($userCode: String!) { approveDevice(userCode: $userCode) }'), { userCode: code }), { kind: 'device', userCode: code });
+          await withRecentAuth(
+            () => gql(graphql('mutation ApproveDevice($userCode: String!) { approveDevice(userCode: $userCode) }'), { userCode: code }),
+            'Approving a device needs a recent sign-in.',
+            { kind: 'device', userCode: code },
+          );
           done('ok', 'Device connected. You can go back to your terminal.');
         } catch (err) {
           if (err instanceof ReauthCancelled) status.show('info', err.message);

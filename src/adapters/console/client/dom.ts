@@ -1,6 +1,9 @@
 /// <reference lib="dom" />
 // A tiny element builder for the console: h('p', { class: 'x' }, 'text', child). No templates
-// parsed from strings, so nothing the server returns is ever interpreted as markup.
+// parsed from strings, so nothing the server returns is ever interpreted as markup. Also the
+// console's few components, each styled once in console.css and used on every page: a field (a
+// label, its hint and its error line), a checkbox group, a select, a chip for names and URLs,
+// a status line, and the one way dates are written.
 
 export type Child = Node | string | number | false | null | undefined | Child[];
 type Attrs = Record<string, string | number | boolean | EventListener | null | undefined>;
@@ -28,17 +31,122 @@ let ids = 0;
 /** A unique element id (labels point at their inputs by id). */
 export const uid = (prefix: string): string => `${prefix}-${++ids}`;
 
-/** A labelled input; `hint` is tied to it with aria-describedby. */
-export function field(label: string, attrs: Attrs & { name: string }, hint?: Child): HTMLElement {
+/**
+ * The wrapper of one input (or one group): `data-field` names the API argument its errors are
+ * about (the input's name unless told), and its error line is filled by setFieldError. A change
+ * of the input takes the error away.
+ */
+function fieldBox(tag: 'div' | 'fieldset', className: string, fieldName: string, errorId: string, ...children: Child[]): HTMLElement {
+  const box = h(tag, { class: className, 'data-field': fieldName }, ...children, h('p', { class: 'field-error', id: errorId, hidden: true }));
+  const clear = () => clearFieldError(box);
+  box.addEventListener('input', clear);
+  box.addEventListener('change', clear);
+  return box;
+}
+
+/** A labelled input; `hint` is tied to it with aria-describedby. `field`: the API argument, when not the input's name. */
+export function field(label: string, attrs: Attrs & { name: string }, hint?: Child, opts: { field?: string } = {}): HTMLElement {
   const id = uid(attrs.name);
   const hintId = hint ? `${id}-hint` : undefined;
-  return h(
+  return fieldBox(
     'div',
-    { class: 'field' },
+    'field',
+    opts.field ?? attrs.name,
+    `${id}-error`,
     h('label', { for: id }, label),
     hint ? h('p', { class: 'hint', id: hintId }, hint) : null,
     h('input', { id, ...(hintId ? { 'aria-describedby': hintId } : {}), ...attrs }),
   );
+}
+
+/** A labelled select of [value, label] options. */
+export function selectField(label: string, attrs: Attrs & { name: string }, options: [string, string][], selected: string, hint?: Child, opts: { field?: string } = {}): HTMLElement {
+  const id = uid(attrs.name);
+  const hintId = hint ? `${id}-hint` : undefined;
+  return fieldBox(
+    'div',
+    'field',
+    opts.field ?? attrs.name,
+    `${id}-error`,
+    h('label', { for: id }, label),
+    hint ? h('p', { class: 'hint', id: hintId }, hint) : null,
+    h('select', { id, ...(hintId ? { 'aria-describedby': hintId } : {}), ...attrs }, options.map(([value, text]) => h('option', { value, ...(value === selected ? { selected: true } : {}) }, text))),
+  );
+}
+
+/** Checkboxes under one legend: each a label in words and the API's name as a chip. */
+export function checkGroup(legend: string, name: string, options: [string, string][], opts: { field?: string; checked?: (value: string) => boolean; hint?: Child } = {}): HTMLElement {
+  const id = uid(name);
+  const hintId = opts.hint ? `${id}-hint` : undefined;
+  const box = fieldBox(
+    'fieldset',
+    'field checks',
+    opts.field ?? name,
+    `${id}-error`,
+    h('legend', {}, legend),
+    opts.hint ? h('p', { class: 'hint', id: hintId }, opts.hint) : null,
+    h(
+      'div',
+      { class: 'check-list' },
+      options.map(([value, text]) =>
+        h('label', { class: 'check' }, h('input', { type: 'checkbox', name, value, ...(opts.checked?.(value) ? { checked: true } : {}) }), h('span', {}, text, ' ', chip(value))),
+      ),
+    ),
+  );
+  if (hintId) box.setAttribute('aria-describedby', hintId);
+  return box;
+}
+
+const describedBy = (el: Element, id: string, on: boolean) => {
+  const ids = new Set((el.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean));
+  if (on) ids.add(id);
+  else ids.delete(id);
+  if (ids.size) el.setAttribute('aria-describedby', [...ids].join(' '));
+  else el.removeAttribute('aria-describedby');
+};
+
+/** The inputs of a field box (every checkbox of a group). */
+const controlsOf = (box: Element) => [...box.querySelectorAll<HTMLElement>('input, select, textarea')];
+
+/** Shows `message` under the field (aria-invalid, and described by it) and focuses its input. */
+export function setFieldError(box: HTMLElement, message: string): void {
+  const error = box.querySelector<HTMLElement>(':scope > .field-error');
+  if (!error) return;
+  error.textContent = message;
+  error.hidden = false;
+  const controls = controlsOf(box);
+  for (const c of controls) c.setAttribute('aria-invalid', 'true');
+  // A group is described by its error; a single input is.
+  for (const el of box.tagName === 'FIELDSET' ? [box] : controls) describedBy(el, error.id, true);
+  controls[0]?.focus();
+}
+
+export function clearFieldError(box: HTMLElement): void {
+  const error = box.querySelector<HTMLElement>(':scope > .field-error');
+  if (!error || error.hidden) return;
+  error.hidden = true;
+  error.textContent = '';
+  const controls = controlsOf(box);
+  for (const c of controls) c.removeAttribute('aria-invalid');
+  for (const el of box.tagName === 'FIELDSET' ? [box] : controls) describedBy(el, error.id, false);
+}
+
+/** Every field error of a form (after a success). */
+export function clearFieldErrors(form: HTMLElement): void {
+  for (const box of form.querySelectorAll<HTMLElement>('[data-field]')) clearFieldError(box);
+}
+
+/**
+ * A name, host, URL or code as a chip: it may wrap after a dot, slash, hyphen, @ or colon (never
+ * inside a word), and scrolls inside itself if one piece is still wider than the line.
+ */
+export function chip(text: string, attrs: Attrs = {}): HTMLElement {
+  const el = h('code', attrs);
+  for (const piece of text.split(/(?<=[./@:?&=_-])(?![./@:?&=_-])/)) {
+    if (el.firstChild) el.append(document.createElement('wbr'));
+    el.append(piece);
+  }
+  return el;
 }
 
 export type StatusLine = HTMLElement & { show(kind: 'ok' | 'error' | 'info', text: Child): void; clear(): void };
@@ -80,10 +188,17 @@ export async function busy<T>(form: HTMLElement, work: () => Promise<T>): Promis
   }
 }
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const two = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * The one way the console writes a time: "2 Dec 2026, 14:03" in this device's time zone, on every
+ * page and whatever the browser's language (the server's names use the same day format).
+ */
 export function dateTime(iso: string | null | undefined): string {
   if (!iso) return 'never';
   const d = new Date(iso);
-  return d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return `${d.getDate()} ${MONTHS[d.getMonth()]} ${d.getFullYear()}, ${two(d.getHours())}:${two(d.getMinutes())}`;
 }
 
 export function timeEl(iso: string | null | undefined): Child {

@@ -144,7 +144,7 @@ async function render(rawPath: string, opts: { keepFocus?: boolean } = {}): Prom
         return go(`/oauth/consent?request=${encodeURIComponent(next.request)}`, true);
       }
       resume = next;
-      flash('ok', `Confirmed with ${providerLabel(reauthed)}. You can add a way to sign in for the next few minutes.`);
+      flash('ok', `Confirmed with ${providerLabel(reauthed)}. You can go on for the next few minutes.`);
     }
     // A link or confirmation (from Security) comes back there; a sign-in goes to the account page.
     path = me ? (linked || error || reauthed ? '/security' : signedInHome()) : '/sign-in';

@@ -5,6 +5,7 @@ import { ApiError, explain, gql } from './api.js';
 import { graphql } from '../../documents/graphql.js';
 import { link, navigate, signedInHome, state } from './app.js';
 import { busy, field, formValues, h, statusLine } from './dom.js';
+import { showFieldError } from './forms.js';
 
 export function mfaView(): Node {
   const fromUrl = new URLSearchParams(location.search).get('token');
@@ -28,7 +29,7 @@ export function mfaView(): Node {
     { novalidate: true },
     field(
       'Code',
-      { name: 'code', type: 'text', inputmode: 'text', autocomplete: 'one-time-code', autocapitalize: 'none', spellcheck: 'false', required: true, maxlength: 32 },
+      { name: 'code', type: 'text', inputmode: 'text', autocomplete: 'one-time-code', autocapitalize: 'none', spellcheck: 'false', required: true },
       'The 6-digit code from your authenticator app, or one of your recovery codes.',
     ),
     h('button', { type: 'submit' }, 'Verify'),
@@ -36,7 +37,7 @@ export function mfaView(): Node {
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     const code = (formValues(form).code ?? '').trim();
-    if (!code) return status.show('error', 'Enter a code.');
+    if (!code) return showFieldError(form, status, 'code', 'Enter a code.');
     void busy(form, async () => {
       try {
         await gql(graphql('mutation VerifyMfa($mfaToken: String!, $code: String!) { verifyMfa(mfaToken: $mfaToken, code: $code) { emailVerified } }'), { mfaToken: token, code });

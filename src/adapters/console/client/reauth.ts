@@ -4,9 +4,10 @@
 // application on a tunnel need a session that proved a credential in the last minutes; when the
 // server answers REAUTH_REQUIRED, a small dialog asks for one (password, a code, a passkey, or,
 // for an account with none of them, its provider), then the action runs again: a person never
-// meets a dead end. The dialog says what the confirmation is for: the caller's reason, else one
-// read from the action to resume, else a general sentence. A provider's round trip leaves the page, so the action to resume is kept in
-// sessionStorage and taken up when the console comes back (main.ts).
+// meets a dead end. The dialog says what the confirmation is for in the words of the action being
+// done (every caller names it: "Adding a webhook needs a recent sign-in."). A provider's round
+// trip leaves the page, so the action to resume is kept in sessionStorage and taken up when the
+// console comes back (main.ts).
 import { browserSupportsWebAuthn, startAuthentication, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
 import { ApiError, explain, gql } from './api.js';
 import { graphql } from '../../documents/graphql.js';
@@ -37,47 +38,32 @@ export class ReauthCancelled extends Error {
   }
 }
 
-/** What the dialog says the confirmation is for, when the caller does not say. */
-function reasonFor(resume: Resume | undefined): string {
-  switch (resume?.kind) {
-    case 'add-passkey':
-      return 'Adding a passkey needs a recent sign-in.';
-    case 'link':
-      return `Linking ${providerLabel(resume.provider)} to your account needs a recent sign-in.`;
-    case 'device':
-      return 'Approving a device needs a recent sign-in.';
-    case 'consent':
-      return 'Allowing an application to use your tunnel needs a recent sign-in.';
-    default:
-      return 'This change needs a recent sign-in.';
-  }
-}
-
 /**
  * Runs `action`; when the server wants a recent authentication, asks for it in the dialog and
- * runs the action once more. `resume` is what to take up after a provider round trip; `reason`
- * (one sentence, "… needs a recent sign-in.") what the dialog says it is for.
+ * runs the action once more. `reason` (one sentence naming the action, "Adding a webhook needs a
+ * recent sign-in.") is what the dialog says it is for; `resume` what to take up after a provider
+ * round trip.
  */
-export async function withRecentAuth<T>(action: () => Promise<T>, resume?: Resume, reason?: string): Promise<T> {
+export async function withRecentAuth<T>(action: () => Promise<T>, reason: string, resume?: Resume): Promise<T> {
   try {
     return await action();
   } catch (err) {
     if (!(err instanceof ApiError) || err.code !== 'REAUTH_REQUIRED') throw err;
   }
-  await confirmIdentity(resume, reason);
+  await confirmIdentity(reason, resume);
   return action();
 }
 
 /** Resolves once the session is recently authenticated, asking in the dialog when it is not. */
-export async function ensureRecentAuth(resume?: Resume, reason?: string): Promise<void> {
+export async function ensureRecentAuth(reason: string, resume?: Resume): Promise<void> {
   // The server says null once the window has passed (this device's clock may be off: not compared).
   const { me } = await gql(graphql('query Recent { me { reauthenticatedUntil } }'));
   if (me?.reauthenticatedUntil) return;
-  await confirmIdentity(resume, reason);
+  await confirmIdentity(reason, resume);
 }
 
 /** The dialog: resolves when the session re-authenticated, rejects with ReauthCancelled when closed. */
-export async function confirmIdentity(resume?: Resume, reason: string = reasonFor(resume)): Promise<void> {
+export async function confirmIdentity(reason: string, resume?: Resume): Promise<void> {
   const { me } = await gql(graphql('query Proofs { me { hasPassword mfa { totp passkeys } linkedProviders { provider } } }'));
   if (!me) throw new ApiError('Your session has ended. Sign in again.', 'UNAUTHENTICATED');
   return new Promise<void>((resolve, reject) => {
@@ -109,7 +95,7 @@ export async function confirmIdentity(resume?: Resume, reason: string = reasonFo
       const form = h(
         'form',
         { novalidate: true, id: 'reauth-password' },
-        field('Password', { name: 'password', type: 'password', autocomplete: 'current-password', required: true, maxlength: 128 }),
+        field('Password', { name: 'password', type: 'password', autocomplete: 'current-password', required: true }),
         h('button', { type: 'submit' }, 'Confirm'),
       );
       form.addEventListener('submit', (e) => {
@@ -122,7 +108,7 @@ export async function confirmIdentity(resume?: Resume, reason: string = reasonFo
       const form = h(
         'form',
         { novalidate: true, id: 'reauth-code' },
-        field('Code from your app, or a recovery code', { name: 'code', type: 'text', autocomplete: 'one-time-code', required: true, maxlength: 32, autocapitalize: 'none', spellcheck: 'false' }),
+        field('Code from your app, or a recovery code', { name: 'code', type: 'text', autocomplete: 'one-time-code', required: true, autocapitalize: 'none', spellcheck: 'false' }),
         h('button', { type: 'submit', class: me.hasPassword ? 'secondary' : '' }, 'Confirm with the code'),
       );
       form.addEventListener('submit', (e) => {

@@ -7,8 +7,10 @@ import { graphql } from '../../documents/graphql.js';
 import { fromJsonObject, toJsonObject } from './json-object.js';
 import { flash, loadBoot, navigate, providerLabel, section, type Boot, type Me } from './app.js';
 import { describeAgent } from './agent.js';
-import { busy, field, formValues, h, statusLine, timeEl, type Child, type StatusLine } from './dom.js';
+import { busy, chip, field, formValues, h, statusLine, timeEl, type Child, type StatusLine } from './dom.js';
+import { showFormError } from './forms.js';
 import { ReauthCancelled, ensureRecentAuth, withRecentAuth, type Resume } from './reauth.js';
+import { eventText } from './activity-text.js';
 
 /** An error as the page shows it; closing the confirmation dialog is no error. */
 function showError(status: StatusLine, err: unknown, asksPassword = false): void {
@@ -48,7 +50,7 @@ function providers(me: Me, boot: Boot, refresh: () => void): HTMLElement {
       if (!me.emailVerified) return status.show('error', 'Verify your email address first: open the link we sent you, then link a provider.');
       void (async () => {
         try {
-          await ensureRecentAuth({ kind: 'link', provider: p });
+          await ensureRecentAuth(`Linking ${providerLabel(p)} to your account needs a recent sign-in.`, { kind: 'link', provider: p });
           location.assign(href);
         } catch (err) {
           showError(status, err);
@@ -128,7 +130,7 @@ async function passkeys(autoAdd: boolean): Promise<HTMLElement> {
       const form = h(
         'form',
         { class: 'inline' },
-        field('Passkey name', { name: 'name', type: 'text', value: p.name, required: true, maxlength: 64, autocomplete: 'off' }),
+        field('Passkey name', { name: 'name', type: 'text', value: p.name, required: true, autocomplete: 'off' }),
         h('button', { type: 'submit', class: 'small' }, 'Save'),
       );
       form.addEventListener('submit', (e) => {
@@ -139,7 +141,7 @@ async function passkeys(autoAdd: boolean): Promise<HTMLElement> {
             status.show('ok', 'The passkey is renamed.');
             await load();
           } catch (err) {
-            status.show('error', explain(err));
+            showFormError(form, status, err);
           }
         });
       });
@@ -163,7 +165,7 @@ async function passkeys(autoAdd: boolean): Promise<HTMLElement> {
   const startAdd = () => {
     void busy(body, async () => {
       try {
-        await withRecentAuth(addOne, { kind: 'add-passkey' });
+        await withRecentAuth(addOne, 'Adding a passkey needs a recent sign-in.', { kind: 'add-passkey' });
         status.show('ok', 'The passkey is added. You can sign in with it from the sign-in page.');
         activityChanged();
         await load();
@@ -219,7 +221,7 @@ async function twoStep(me: Me): Promise<HTMLElement> {
   const status = statusLine();
   const body = h('div', {});
   const passwordField = () =>
-    me.hasPassword ? field('Current password', { name: 'currentPassword', type: 'password', autocomplete: 'current-password', required: true, maxlength: 128 }) : null;
+    me.hasPassword ? field('Current password', { name: 'currentPassword', type: 'password', autocomplete: 'current-password', required: true }) : null;
   const load = async () => {
     const { me: m } = await gql(graphql('query TwoStep { me { mfa { totp recoveryCodesLeft } } }'));
     render(m?.mfa ?? { totp: false, recoveryCodesLeft: 0 });
@@ -252,10 +254,10 @@ async function twoStep(me: Me): Promise<HTMLElement> {
     }
     const disable = h(
       'form',
-      { novalidate: true, id: 'disable-totp' },
+      { novalidate: true, id: 'disable-totp', class: 'subsection' },
       h('h3', {}, 'Turn it off'),
       passwordField(),
-      field('Code from your app, or a recovery code', { name: 'code', type: 'text', autocomplete: 'one-time-code', required: true, maxlength: 32, autocapitalize: 'none', spellcheck: 'false' }),
+      field('Code from your app, or a recovery code', { name: 'code', type: 'text', autocomplete: 'one-time-code', required: true, autocapitalize: 'none', spellcheck: 'false' }),
       h('button', { type: 'submit', class: 'danger' }, 'Turn off two-step sign-in'),
     );
     disable.addEventListener('submit', (e) => {
@@ -277,11 +279,11 @@ async function twoStep(me: Me): Promise<HTMLElement> {
     });
     const regenerate = h(
       'form',
-      { novalidate: true, id: 'regenerate-codes' },
+      { novalidate: true, id: 'regenerate-codes', class: 'subsection' },
       h('h3', {}, 'New recovery codes'),
       h('p', { class: 'hint' }, 'The codes you have now stop working. A code from your app (or one recovery code) confirms it.'),
       passwordField(),
-      field('Code from your app, or a recovery code', { name: 'code', type: 'text', autocomplete: 'one-time-code', required: true, maxlength: 32, autocapitalize: 'none', spellcheck: 'false' }),
+      field('Code from your app, or a recovery code', { name: 'code', type: 'text', autocomplete: 'one-time-code', required: true, autocapitalize: 'none', spellcheck: 'false' }),
       h('button', { type: 'submit', class: 'secondary' }, 'Make new recovery codes'),
     );
     regenerate.addEventListener('submit', (e) => {
@@ -293,6 +295,7 @@ async function twoStep(me: Me): Promise<HTMLElement> {
             gql(graphql('mutation Regenerate($currentPassword: String, $code: String!) { regenerateRecoveryCodes(currentPassword: $currentPassword, code: $code) { recoveryCodes } }'),
               { currentPassword: v.currentPassword ?? null, code: (v.code ?? '').trim() },
             ),
+            'Making new recovery codes needs a recent sign-in.',
           );
           showCodes(regenerateRecoveryCodes.recoveryCodes);
           activityChanged();
@@ -313,7 +316,7 @@ async function twoStep(me: Me): Promise<HTMLElement> {
     const form = h(
       'form',
       { novalidate: true, id: 'confirm-totp' },
-      field('Code from the app', { name: 'code', type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code', required: true, maxlength: 6, pattern: '[0-9]{6}' }, 'The 6 digits the app shows now.'),
+      field('Code from the app', { name: 'code', type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code', required: true, pattern: '[0-9]{6}' }, 'The 6 digits the app shows now.'),
       h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Turn on two-step sign-in'), h('button', { type: 'button', class: 'secondary', id: 'cancel-totp' }, 'Cancel')),
     );
     form.querySelector('#cancel-totp')?.addEventListener('click', () => void load());
@@ -334,7 +337,7 @@ async function twoStep(me: Me): Promise<HTMLElement> {
     body.replaceChildren(
       h('p', {}, 'Scan this code with your authenticator app (or type the key), then enter the code it shows. This setup stays open for 10 minutes.'),
       qr,
-      h('p', {}, 'Key: ', h('code', { id: 'totp-secret' }, setup.secret)),
+      h('p', {}, 'Key: ', chip(setup.secret, { id: 'totp-secret' })),
       form,
     );
     form.querySelector('input')?.focus();
@@ -414,32 +417,6 @@ interface SecurityEvent {
   detail: Record<string, unknown>;
 }
 
-const EVENT_TEXT: Record<string, string> = {
-  sign_in: 'Signed in',
-  sign_in_failed: 'Failed sign-in',
-  mfa_failed: 'Wrong two-step code',
-  password_changed: 'Password changed',
-  password_reset: 'Password reset by email',
-  email_change_requested: 'Email change requested',
-  email_changed: 'Email changed',
-  provider_linked: 'Provider linked',
-  provider_unlinked: 'Provider unlinked',
-  session_revoked: 'Session revoked',
-  sessions_revoked_all: 'Signed out everywhere',
-  mfa_enabled: 'Two-step sign-in turned on',
-  mfa_disabled: 'Two-step sign-in turned off',
-  recovery_codes_regenerated: 'New recovery codes',
-  passkey_added: 'Passkey added',
-  passkey_removed: 'Passkey removed',
-  slug_changed: 'Slug changed',
-  reauthenticated: 'Confirmed it was you',
-  token_created: 'Access token created',
-  token_revoked: 'Access token revoked',
-  device_approved: 'Device signed in',
-  oauth_consent_granted: 'Application allowed',
-  oauth_grant_revoked: 'Application access revoked',
-};
-
 function eventDetail(e: SecurityEvent): string {
   const d = e.detail;
   const parts: string[] = [];
@@ -468,7 +445,7 @@ async function activity(): Promise<HTMLElement> {
     const page = me?.securityEvents;
     if (fresh) list.replaceChildren();
     for (const { node: e } of page?.edges ?? []) {
-      list.append(h('li', { class: 'row' }, h('div', {}, h('strong', {}, EVENT_TEXT[e.type] ?? e.type), ' ', eventDetail(e), h('br'), h('span', { class: 'muted' }, timeEl(e.at), ` · ${e.ip}${e.userAgent ? ` · ${describeAgent(e.userAgent)}` : ''}`))));
+      list.append(h('li', { class: 'row' }, h('div', {}, h('strong', {}, eventText(e.type)), ' ', eventDetail(e), h('br'), h('span', { class: 'muted' }, timeEl(e.at), ` · ${e.ip}${e.userAgent ? ` · ${describeAgent(e.userAgent)}` : ''}`))));
     }
     if (!list.children.length) list.append(h('li', { class: 'muted' }, 'Nothing yet.'));
     after = page?.pageInfo.endCursor ?? null;

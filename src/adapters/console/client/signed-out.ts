@@ -7,6 +7,7 @@ import { graphql } from '../../documents/graphql.js';
 import { fromJsonObject, toJsonObject } from './json-object.js';
 import { flash, link, navigate, providerLabel, signedInHome, toSecondStep, type Boot } from './app.js';
 import { busy, field, formValues, h, statusLine, type StatusLine } from './dom.js';
+import { showFieldError, showFormError } from './forms.js';
 
 const SSO_ERRORS: Record<string, string> = {
   access_denied: 'The sign-in was cancelled at the provider. Nothing was changed.',
@@ -82,8 +83,8 @@ export function signInView(boot: Boot): Node {
   const form = h(
     'form',
     { novalidate: true },
-    field('Email', { name: 'email', type: 'email', autocomplete: 'username', required: true, maxlength: 254 }),
-    field('Password', { name: 'password', type: 'password', autocomplete: 'current-password', required: true, maxlength: 128 }),
+    field('Email', { name: 'email', type: 'email', autocomplete: 'username', required: true }),
+    field('Password', { name: 'password', type: 'password', autocomplete: 'current-password', required: true }),
     h('button', { type: 'submit' }, 'Sign in'),
   );
   form.addEventListener('submit', (e) => {
@@ -124,20 +125,20 @@ export function signUpView(boot: Boot): Node {
   const form = h(
     'form',
     { novalidate: true },
-    field('Email', { name: 'email', type: 'email', autocomplete: 'email', required: true, maxlength: 254 }),
-    field('Password', { name: 'password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 }, '8 to 128 characters. A few unrelated words make a good one.'),
+    field('Email', { name: 'email', type: 'email', autocomplete: 'email', required: true }),
+    field('Password', { name: 'password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8 }, '8 to 128 characters. A few unrelated words make a good one.'),
     h('button', { type: 'submit' }, 'Create account'),
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     const v = formValues(form);
-    if (!v.email) return status.show('error', 'Enter your email address.');
-    if ((v.password ?? '').length < 8) return status.show('error', 'The password needs at least 8 characters.');
+    if (!v.email) return showFieldError(form, status, 'email', 'Enter your email address.');
+    if ((v.password ?? '').length < 8) return showFieldError(form, status, 'password', 'The password needs at least 8 characters.');
     void busy(form, async () => {
       try {
         await gql(graphql('mutation Signup($email: String!, $password: String!) { signup(email: $email, password: $password) { id } }'), { email: v.email ?? '', password: v.password ?? '' });
       } catch (err) {
-        return status.show('error', explain(err));
+        return showFormError(form, status, err);
       }
       try {
         const result = await passwordLogin(v.email!, v.password!);
@@ -168,13 +169,13 @@ export function forgotPasswordView(): Node {
     'form',
     { novalidate: true },
     h('p', {}, 'Enter the email of your account. If it has one, we send a link to choose a new password (it works once, for an hour). Accounts that sign in only with Google or GitHub set a first password this way.'),
-    field('Email', { name: 'email', type: 'email', autocomplete: 'email', required: true, maxlength: 254 }),
+    field('Email', { name: 'email', type: 'email', autocomplete: 'email', required: true }),
     h('button', { type: 'submit' }, 'Send the link'),
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     const v = formValues(form);
-    if (!v.email) return status.show('error', 'Enter your email address.');
+    if (!v.email) return showFieldError(form, status, 'email', 'Enter your email address.');
     void busy(form, async () => {
       try {
         await gql(graphql('mutation Forgot($email: String!) { forgotPassword(email: $email) }'), { email: v.email ?? '' });

@@ -4,8 +4,9 @@
 import { explain, gql } from './api.js';
 import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { link, section } from './app.js';
-import { busy, field, formValues, h, statusLine, timeEl } from './dom.js';
-import { ReauthCancelled, withRecentAuth } from './reauth.js';
+import { busy, checkGroup, chip, field, formValues, h, selectField, statusLine, timeEl } from './dom.js';
+import { formDone, showFormError } from './forms.js';
+import { withRecentAuth } from './reauth.js';
 
 const TokenFields = graphql('fragment TokenFields on ServiceToken { id name scopes createdAt expiresAt lastUsedAt lastUsedIp }');
 
@@ -67,7 +68,7 @@ export async function tokensView(): Promise<Node> {
         'dl',
         { class: 'facts' },
         h('dt', {}, 'Scopes'),
-        h('dd', {}, t.scopes.join(', ')),
+        h('dd', { class: 'chips' }, t.scopes.map((s) => chip(s))),
         h('dt', {}, 'Created'),
         h('dd', {}, timeEl(t.createdAt)),
         h('dt', {}, 'Expires'),
@@ -79,26 +80,12 @@ export async function tokensView(): Promise<Node> {
     return li;
   };
 
-  const scopes = h(
-    'fieldset',
-    {},
-    h('legend', {}, 'Scopes'),
-    SCOPES.map(([value, label]) =>
-      h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'scope', value, ...(value.startsWith('tunnels') ? { checked: true } : {}) }), ` ${label} (`, h('code', {}, value), ')'),
-    ),
-  );
-  const expiry = h(
-    'label',
-    {},
-    'Expires after',
-    h('select', { name: 'expiry' }, EXPIRY.map(([value, label]) => h('option', { value, ...(value === '90' ? { selected: true } : {}) }, label))),
-  );
   const form = h(
     'form',
     { novalidate: true, class: 'create-token' },
-    field('Name', { name: 'name', type: 'text', required: true, maxlength: 100, autocomplete: 'off', placeholder: 'CI deploy' }, 'What uses it, so you recognise it later.'),
-    scopes,
-    expiry,
+    field('Name', { name: 'name', type: 'text', required: true, autocomplete: 'off', placeholder: 'CI deploy' }, 'What uses it, so you recognise it later.'),
+    checkGroup('Scopes', 'scope', SCOPES, { field: 'scopes', checked: (value) => value.startsWith('tunnels') }),
+    selectField('Expires after', { name: 'expiry' }, EXPIRY, '90', undefined, { field: 'expiresInDays' }),
     h('button', { type: 'submit' }, 'Create token'),
   );
   form.addEventListener('submit', (e) => {
@@ -113,13 +100,14 @@ export async function tokensView(): Promise<Node> {
             'mutation CreateToken($name: String!, $scopes: [String!]!, $expiresInDays: Int) { createServiceToken(name: $name, scopes: $scopes, expiresInDays: $expiresInDays) { token serviceToken { ...TokenFields } } }',
             [TokenFields],
           ), { name: (v.name ?? '').trim(), scopes: chosen, expiresInDays: days ? Number(days) : null }),
+          'Creating an access token needs a recent sign-in.',
         );
+        formDone(form, status);
         show(createServiceToken.serviceToken.name, createServiceToken.token);
         form.reset();
         await load();
       } catch (err) {
-        if (err instanceof ReauthCancelled) status.show('info', err.message);
-        else status.show('error', explain(err));
+        showFormError(form, status, err);
       }
     });
   });
@@ -138,7 +126,7 @@ export async function tokensView(): Promise<Node> {
     revealed.replaceChildren(
       h('p', { role: 'status' }, `Your new token "${name}". Copy it now: it is not shown again.`),
       h('div', { class: 'copy-row' }, value, copy),
-      h('p', { class: 'muted' }, 'Use it as ', h('code', {}, 'Authorization: Bearer <token>'), '.'),
+      h('p', { class: 'muted' }, 'Use it as ', chip('Authorization: Bearer <token>'), '.'),
     );
     revealed.hidden = false;
   };

@@ -2,20 +2,31 @@
 // Tunnels: create, delete, the discoverable switch, the public host and a link to the live card;
 // who may call /mcp (API.md section 13): anyone, or only people signed in through this server,
 // the owner and the addresses and @domains listed.
-import { ApiError, explain, gql } from './api.js';
+import { explain, gql } from './api.js';
 import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { section, type Me } from './app.js';
-import { busy, field, formValues, h, statusLine, timeEl } from './dom.js';
+import { busy, chip, field, formValues, h, statusLine, timeEl } from './dom.js';
+import { formDone, showFieldError, showFormError } from './forms.js';
 import { tunnelHolders } from './grants.js';
 
 const TunnelFields = graphql('fragment TunnelFields on Tunnel { id subdomain host url customDomain discoverable pinnedTools access allowedEmails createdAt }');
 
 type Tunnel = ResultOf<typeof TunnelFields>;
 
-/** The card on the tunnel host, reached the way this page was (http and the port in local use). */
-export function cardUrl(host: string): string {
-  return `${location.protocol}//${host}${location.port ? `:${location.port}` : ''}/.well-known/mcp/server-card.json`;
+/**
+ * A tunnel host's address as people reach it: the way this page was reached (http and the port in
+ * local use, https without a port behind the service's edge), so the MCP URL and the card link
+ * beside it always agree.
+ */
+export function tunnelUrl(host: string, path: string): string {
+  return `${location.protocol}//${host}${location.port ? `:${location.port}` : ''}${path}`;
 }
+
+/** The card on the tunnel host. */
+export const cardUrl = (host: string): string => tunnelUrl(host, '/.well-known/mcp/server-card.json');
+
+/** The rule the server holds too: said before a long name is sent (nothing is cut off silently). */
+const SUBDOMAIN_MAX = 33;
 
 export async function tunnelsView(me: Me): Promise<Node> {
   const status = statusLine();
@@ -79,10 +90,10 @@ export async function tunnelsView(me: Me): Promise<Node> {
         'dl',
         { class: 'facts' },
         h('dt', {}, 'Host'),
-        h('dd', {}, h('code', { class: 'host' }, t.host)),
+        h('dd', {}, chip(t.host, { class: 'host' })),
         h('dt', {}, 'MCP endpoint'),
-        h('dd', {}, h('code', {}, t.url)),
-        t.customDomain ? [h('dt', {}, 'Custom domain'), h('dd', {}, h('code', {}, t.customDomain))] : null,
+        h('dd', {}, chip(tunnelUrl(t.host, '/mcp'), { class: 'mcp-endpoint' })),
+        t.customDomain ? [h('dt', {}, 'Custom domain'), h('dd', {}, chip(t.customDomain))] : null,
         h('dt', {}, 'Tools'),
         h('dd', {}, t.pinnedTools.length ? t.pinnedTools.join(', ') : h('span', { class: 'muted' }, 'none seen yet')),
         h('dt', {}, 'Created'),
@@ -101,10 +112,10 @@ export async function tunnelsView(me: Me): Promise<Node> {
     { novalidate: true, class: 'create-tunnel' },
     field(
       'Subdomain',
-      { name: 'subdomain', type: 'text', required: true, minlength: 1, maxlength: 33, autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false' },
-      h('span', {}, '1 to 33 lowercase letters, digits and hyphens (no hyphen at the start or the end, no "--"). The host becomes ', h('code', {}, `<subdomain>${me.tunnelHostSuffix}`), '.'),
+      { name: 'subdomain', type: 'text', required: true, autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false' },
+      h('span', {}, `1 to ${SUBDOMAIN_MAX} lowercase letters, digits and hyphens (no hyphen at the start or the end, no "--"). The host becomes `, chip(`<subdomain>${me.tunnelHostSuffix}`), '.'),
     ),
-    field('Custom domain (optional)', { name: 'customDomain', type: 'text', autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false', maxlength: 253 }),
+    field('Custom domain (optional)', { name: 'customDomain', type: 'text', autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false' }),
     h('button', { type: 'submit' }, 'Create tunnel'),
   );
   form.addEventListener('submit', (e) => {
@@ -112,6 +123,9 @@ export async function tunnelsView(me: Me): Promise<Node> {
     const v = formValues(form);
     const subdomain = (v.subdomain ?? '').trim();
     const customDomain = (v.customDomain ?? '').trim() || null;
+    if ([...subdomain].length > SUBDOMAIN_MAX) {
+      return showFieldError(form, status, 'subdomain', `The subdomain must be 1 to ${SUBDOMAIN_MAX} characters long; this one has ${[...subdomain].length}.`);
+    }
     void busy(form, async () => {
       try {
         const { createTunnel } = await gql(graphql(
@@ -121,11 +135,12 @@ export async function tunnelsView(me: Me): Promise<Node> {
           subdomain,
           customDomain,
         });
+        formDone(form, status);
         status.show('ok', `The tunnel ${createTunnel.host} is created. Turn on "Discoverable" to serve its Server Card.`);
         form.reset();
         await load();
       } catch (err) {
-        status.show('error', err instanceof ApiError && err.code === 'CONFLICT' ? `${explain(err)}` : explain(err));
+        showFormError(form, status, err);
       }
     });
   });
@@ -144,20 +159,26 @@ function accessBlock(t: Tunnel, row: { el: HTMLElement | null }, status: ReturnT
   const toggle = h('input', { type: 'checkbox', role: 'switch', id, 'aria-describedby': `${id}-state`, ...(t.access === 'oauth' ? { checked: true } : {}) });
   const state = h('span', { class: 'muted', id: `${id}-state` }, ACCESS_TEXT[t.access === 'oauth' ? 'oauth' : 'public']);
   const people = h('ul', { class: 'plain allowed-emails', 'aria-label': `Who may sign in to ${t.subdomain}` });
-  const urls = [t.url, ...(t.customDomain ? [`https://${t.customDomain}/mcp`] : [])];
-  const entry = field('Allow an address or a whole @domain', { name: 'entry', type: 'text', autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false', maxlength: 254, placeholder: 'ada@example.com or @example.com' });
+  const urls = [t.host, ...(t.customDomain ? [t.customDomain] : [])].map((host) => tunnelUrl(host, '/mcp'));
+  const entry = field(
+    'Allow an address or a whole @domain',
+    { name: 'entry', type: 'text', autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false', placeholder: 'ada@example.com or @example.com' },
+    undefined,
+    { field: 'allowedEmails' },
+  );
   const add = h('form', { novalidate: true, class: 'add-email' }, entry, h('button', { type: 'submit', class: 'secondary small' }, 'Allow'));
   const details = h(
     'div',
     { class: 'oauth-details', hidden: t.access !== 'oauth' },
-    h('p', {}, 'MCP clients connect to ', urls.map((u, i) => [i ? ' or ' : '', h('code', { class: 'mcp-url' }, u)]), '; they find this service in the tunnel’s metadata and ask you to sign in and allow them.'),
+    h('p', {}, 'MCP clients connect to ', urls.map((u, i) => [i ? ' or ' : '', chip(u, { class: 'mcp-url' })]), '; they find this service in the tunnel’s metadata and ask you to sign in and allow them.'),
     h('p', { class: 'muted' }, 'You can always sign in. Also allowed:'),
     people,
     add,
     t.access === 'oauth' ? tunnelHolders(t.id, status) : null,
   );
 
-  const save = (changes: { access?: string; allowedEmails?: string[] }, done: string) =>
+  /** `form`: where an error about the list goes (beside its field), for an entry typed there. */
+  const save = (changes: { access?: string; allowedEmails?: string[] }, done: string, form?: HTMLElement) =>
     busy(row.el ?? details, async () => {
       try {
         const { updateTunnel } = await gql(
@@ -166,10 +187,12 @@ function accessBlock(t: Tunnel, row: { el: HTMLElement | null }, status: ReturnT
         );
         t.access = updateTunnel.access;
         t.allowedEmails = updateTunnel.allowedEmails;
+        if (form) formDone(form, status);
         status.show('ok', done);
         return true;
       } catch (err) {
-        status.show('error', explain(err));
+        if (form) showFormError(form, status, err);
+        else status.show('error', explain(err));
         return false;
       } finally {
         show();
@@ -186,7 +209,7 @@ function accessBlock(t: Tunnel, row: { el: HTMLElement | null }, status: ReturnT
         ? t.allowedEmails.map((e) => {
             const remove = h('button', { type: 'button', class: 'link-button', 'aria-label': `Remove ${e}` }, 'Remove');
             remove.addEventListener('click', () => void save({ allowedEmails: t.allowedEmails.filter((x) => x !== e) }, `${e} may no longer sign in to ${t.subdomain}.`));
-            return h('li', {}, h('code', {}, e), ' ', remove);
+            return h('li', {}, chip(e), ' ', remove);
           })
         : [h('li', { class: 'muted' }, 'Nobody else yet.')]),
     );
@@ -199,8 +222,8 @@ function accessBlock(t: Tunnel, row: { el: HTMLElement | null }, status: ReturnT
   add.addEventListener('submit', (e) => {
     e.preventDefault();
     const value = (formValues(add).entry ?? '').trim();
-    if (!value) return status.show('error', 'Enter an email address or @domain.');
-    void save({ allowedEmails: [...t.allowedEmails, value] }, `${value} may now sign in to ${t.subdomain}.`).then((ok) => {
+    if (!value) return showFieldError(add, status, 'allowedEmails', 'Enter an email address or @domain.');
+    void save({ allowedEmails: [...t.allowedEmails, value] }, `${value} may now sign in to ${t.subdomain}.`, add).then((ok) => {
       if (ok) add.reset();
     });
   });

@@ -2,11 +2,13 @@
 // Webhooks (API.md section 15): add an endpoint (URL, events, description) and copy its signing
 // secret while it is shown (once); per endpoint: send a test event, rotate the secret, turn it
 // off or on, delete it, and read its delivery log (status, timing, next attempt) with a retry
-// button per attempt. Adding, re-pointing, turning back on and rotating ask for a recent sign-in.
+// button on each failed attempt. Adding, re-pointing, turning back on and rotating ask for a
+// recent sign-in. On a narrow screen each log entry is a card of its own (console.css).
 import { explain, gql } from './api.js';
 import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { section } from './app.js';
-import { busy, field, formValues, h, statusLine, timeEl } from './dom.js';
+import { busy, checkGroup, chip, field, formValues, h, statusLine, timeEl, type Child } from './dom.js';
+import { formDone, showFormError } from './forms.js';
 import { ReauthCancelled, withRecentAuth } from './reauth.js';
 
 const WebhookFields = graphql('fragment WebhookFields on Webhook { id url events description enabled disabledReason createdAt }');
@@ -55,7 +57,7 @@ export async function webhooksView(): Promise<Node> {
     revealed.replaceChildren(
       h('p', { role: 'status' }, `${what} Copy the signing secret now: it is not shown again.`),
       h('div', { class: 'copy-row' }, value, copy),
-      h('p', { class: 'muted' }, 'Verify each delivery’s ', h('code', {}, 'webhook-signature'), ' with it (Standard Webhooks; libraries exist for every language).'),
+      h('p', { class: 'muted' }, 'Verify each delivery’s ', chip('webhook-signature'), ' with it (Standard Webhooks; libraries exist for every language).'),
     );
     revealed.hidden = false;
     revealed.scrollIntoView({ block: 'nearest' });
@@ -63,16 +65,21 @@ export async function webhooksView(): Promise<Node> {
 
   const deliveriesTable = (w: Webhook, items: Delivery[], reload: () => Promise<void>): HTMLElement => {
     if (items.length === 0) return h('p', { class: 'muted' }, 'No delivery yet.');
+    const COLUMNS = ['Event', 'Attempt', 'Result', 'Time', 'When', 'Next attempt'];
+    /** A cell that names its column: a narrow screen shows each row as a card of labelled lines. */
+    const cell = (i: number, ...content: Child[]) => h('td', { 'data-label': COLUMNS[i] }, ...content);
     return h(
       'table',
       { class: 'deliveries' },
-      h('thead', {}, h('tr', {}, ['Event', 'Attempt', 'Result', 'Time', 'When', 'Next attempt', ''].map((c) => h('th', { scope: 'col' }, c)))),
+      h('thead', {}, h('tr', {}, COLUMNS.map((c) => h('th', { scope: 'col' }, c)), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Action')))),
       h(
         'tbody',
         {},
         items.map((d) => {
-          const retry = h('button', { type: 'button', class: 'secondary small', 'aria-label': `Retry ${d.type} attempt ${d.attempt}` }, 'Retry');
-          retry.addEventListener('click', () => {
+          const ok = d.error === null;
+          // Only a failed delivery is worth sending again: a delivered one was received.
+          const retry = ok ? null : h('button', { type: 'button', class: 'secondary small', 'aria-label': `Retry ${d.type} attempt ${d.attempt}` }, 'Retry');
+          retry?.addEventListener('click', () => {
             void busy(retry, async () => {
               try {
                 await gql(graphql('mutation RetryDelivery($id: ID!, $deliveryId: ID!) { retryWebhookDelivery(id: $id, deliveryId: $deliveryId) }'), { id: w.id, deliveryId: d.id });
@@ -83,17 +90,16 @@ export async function webhooksView(): Promise<Node> {
               }
             });
           });
-          const ok = d.error === null;
           return h(
             'tr',
             { 'data-delivery-id': d.id, class: ok ? 'ok' : 'failed' },
-            h('td', {}, h('code', {}, d.type)),
-            h('td', {}, String(d.attempt)),
-            h('td', {}, ok ? `✓ ${d.statusCode}` : `✗ ${d.error}`),
-            h('td', {}, `${d.durationMs} ms`),
-            h('td', {}, timeEl(d.at)),
-            h('td', {}, d.nextAttemptAt ? timeEl(d.nextAttemptAt) : '—'),
-            h('td', {}, retry),
+            cell(0, h('code', { class: 'event' }, d.type)),
+            cell(1, String(d.attempt)),
+            cell(2, h('span', { class: 'result' }, ok ? `✓ ${d.statusCode}` : `✗ ${d.error}`)),
+            cell(3, `${d.durationMs} ms`),
+            cell(4, timeEl(d.at)),
+            cell(5, d.nextAttemptAt ? timeEl(d.nextAttemptAt) : '—'),
+            h('td', { class: retry ? 'action' : 'action empty' }, retry),
           );
         }),
       ),
@@ -130,12 +136,15 @@ export async function webhooksView(): Promise<Node> {
       setTimeout(() => void loadLog(), 1000);
     });
     const rotate = action('Rotate secret', 'Rotate the secret of', async () => {
-      const { rotateWebhookSecret } = await withRecentAuth(() => gql(graphql('mutation RotateSecret($id: ID!) { rotateWebhookSecret(id: $id) }'), { id: w.id }));
+      const { rotateWebhookSecret } = await withRecentAuth(
+        () => gql(graphql('mutation RotateSecret($id: ID!) { rotateWebhookSecret(id: $id) }'), { id: w.id }),
+        'A new signing secret for a webhook needs a recent sign-in.',
+      );
       show('New secret. For 24 hours deliveries are signed with the old one too.', rotateWebhookSecret);
     });
     const toggle = action(w.enabled ? 'Disable' : 'Enable', w.enabled ? 'Disable' : 'Enable', async () => {
       const change = () => gql(graphql('mutation ToggleWebhook($id: ID!, $enabled: Boolean) { updateWebhook(id: $id, enabled: $enabled) { id } }'), { id: w.id, enabled: !w.enabled });
-      await (w.enabled ? change() : withRecentAuth(change));
+      await (w.enabled ? change() : withRecentAuth(change, 'Turning a webhook back on needs a recent sign-in.'));
       status.show('ok', w.enabled ? 'Disabled: no event is sent to it.' : 'Enabled: waiting events go out now.');
       await load();
     });
@@ -151,13 +160,13 @@ export async function webhooksView(): Promise<Node> {
     const li = h(
       'li',
       { class: 'tunnel webhook', 'data-webhook-id': w.id },
-      h('div', { class: 'tunnel-head' }, h('h3', {}, h('code', {}, w.url)), state),
+      h('div', { class: 'tunnel-head' }, h('h3', {}, chip(w.url)), state),
       h(
         'dl',
         { class: 'facts' },
         ...(w.description ? [h('dt', {}, 'Description'), h('dd', {}, w.description)] : []),
         h('dt', {}, 'Events'),
-        h('dd', {}, w.events.join(', ')),
+        h('dd', { class: 'chips' }, w.events.map((e) => chip(e))),
         h('dt', {}, 'Created'),
         h('dd', {}, timeEl(w.createdAt)),
       ),
@@ -167,18 +176,12 @@ export async function webhooksView(): Promise<Node> {
     return li;
   };
 
-  const events = h(
-    'fieldset',
-    {},
-    h('legend', {}, 'Events'),
-    EVENTS.map(([value, label]) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'event', value }), ` ${label} (`, h('code', {}, value), ')')),
-  );
   const form = h(
     'form',
     { novalidate: true, class: 'create-webhook' },
-    field('Endpoint URL', { name: 'url', type: 'url', required: true, maxlength: 2000, autocomplete: 'off', placeholder: 'https://example.com/hooks/tunnels' }, 'https, on a public address.'),
-    events,
-    field('Description', { name: 'description', type: 'text', maxlength: 500, autocomplete: 'off' }, 'Optional: what receives it.'),
+    field('Endpoint URL', { name: 'url', type: 'url', required: true, autocomplete: 'off', placeholder: 'https://example.com/hooks/tunnels' }, 'https, on a public address.'),
+    checkGroup('Events', 'event', EVENTS, { field: 'events' }),
+    field('Description', { name: 'description', type: 'text', autocomplete: 'off' }, 'Optional: what receives it.'),
     h('button', { type: 'submit' }, 'Add webhook'),
   );
   form.addEventListener('submit', (e) => {
@@ -195,12 +198,14 @@ export async function webhooksView(): Promise<Node> {
             ),
             { url: (v.url ?? '').trim(), events: chosen, description: v.description ?? '' },
           ),
+          'Adding a webhook needs a recent sign-in.',
         );
+        formDone(form, status);
         show('Webhook added.', createWebhook.secret);
         form.reset();
         await load();
       } catch (err) {
-        fail(err);
+        showFormError(form, status, err);
       }
     });
   });
