@@ -54,14 +54,14 @@ test('creation refuses http, credentials, and every private, loopback, link-loca
 
 test('a host that cannot be found and a private one are told apart, at creation and re-pointing, on REST and GraphQL', async () => {
   const a = await account();
-  const notFound = (host: string) => new RegExp(`^url: The host ${host.replace(/\./g, '\\.')} could not be found: `);
+  const notFound = (host: string) => new RegExp(`^The host ${host.replace(/\./g, '\\.')} could not be found: `);
   const PRIVATE = /private address \((loopback|private)\); webhooks are only delivered to public addresses\.$/;
   const cases: [string, RegExp][] = [
     ['https://hooks.example.invalid/in', notFound('hooks.example.invalid')],
     ['https://receiver.test/in', notFound('receiver.test')],
-    ['https://localhost/in', /^url: The host localhost resolves to a private address \(loopback\); webhooks are only delivered to public addresses\.$/],
-    ['https://127.0.0.1/in', /^url: 127\.0\.0\.1 is a private address \(loopback\); webhooks are only delivered to public addresses\.$/],
-    ['https://192.168.10.20/in', /^url: 192\.168\.10\.20 is a private address \(private\); webhooks are only delivered to public addresses\.$/],
+    ['https://localhost/in', /^The host localhost resolves to a private address \(loopback\); webhooks are only delivered to public addresses\.$/],
+    ['https://127.0.0.1/in', /^127\.0\.0\.1 is a private address \(loopback\); webhooks are only delivered to public addresses\.$/],
+    ['https://192.168.10.20/in', /^192\.168\.10\.20 is a private address \(private\); webhooks are only delivered to public addresses\.$/],
   ];
   // An endpoint to re-point (written as the create flow would; the name is fictional).
   const w = await s.deps.db.webhook.create({
@@ -72,6 +72,7 @@ test('a host that cannot be found and a private one are told apart, at creation 
     const created = await s.request('/api/webhooks', { method: 'POST', bearer: a.token, body: { url, events: ['tunnel.created'] } });
     assertProblem(created, 400, 'BAD_REQUEST', `create ${url}`);
     assert.match(created.json.detail, why, url);
+    assert.deepEqual(created.json.errors, [{ pointer: '/url', detail: created.json.detail }], 'the URL field is the one named');
     const repointed = await s.request(`/api/webhooks/${w.id}`, { method: 'PATCH', bearer: a.token, body: { url } });
     assertProblem(repointed, 400, 'BAD_REQUEST', `re-point to ${url}`);
     assert.equal(repointed.json.detail, created.json.detail, url);
@@ -80,6 +81,7 @@ test('a host that cannot be found and a private one are told apart, at creation 
     for (const r of [viaCreate, viaUpdate]) {
       assert.equal(r.json.errors?.[0]?.extensions?.code, 'BAD_REQUEST', r.text);
       assert.equal(r.json.errors[0].message, created.json.detail, url);
+      assert.equal(r.json.errors[0].extensions.field, 'url');
     }
     details.push(created.json.detail);
   }
