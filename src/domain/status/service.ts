@@ -74,7 +74,7 @@ export class StatusService {
     this.warn = throttled((msg: string, err: unknown) => deps.logger.warn({ err: (err as Error).message }, msg), 60_000);
     // Said once, at start: the refreshes leave an unconfigured component out of their warnings.
     if (!deps.config.brokerHealthUrl) {
-      deps.logger.info({ component: 'broker' }, 'status: broker not configured (BROKER_HEALTH_URL unset); shown as "not configured", no incident, /status stays 200');
+      deps.logger.info({ component: 'broker' }, 'status: broker not configured (BROKER_HEALTH_URL unset); shown as "not configured", no incident');
     }
   }
 

@@ -1,6 +1,8 @@
 // A fresh install has no broker to probe (BROKER_HEALTH_URL unset). The broker stays reported down
-// with the detail "not configured", as the contract words it, but that is not an outage: /status
-// answers 200 "ok" (the roll-up of what is configured), no automatic incident opens however long
+// with the detail "not configured", as the contract words it, so /status answers 503 "degraded"
+// as the contract's rule says (every component ok, or degraded); but it is not an outage: the
+// page, the overall badge and the summary say every configured system is operational, no
+// automatic incident opens however long
 // the server runs, the broker's history stays "no data", and the log says so once at start rather
 // than warning at every refresh. A configured broker that is down still opens its incident.
 import assert from 'node:assert/strict';
@@ -20,7 +22,7 @@ const logStream = new Writable({
 });
 const f = useStatusFixture({ env: { BROKER_HEALTH_URL: undefined }, logLevel: 'info', logStream });
 const S = 1000;
-const NOT_CONFIGURED_LINE = 'status: broker not configured (BROKER_HEALTH_URL unset); shown as "not configured", no incident, /status stays 200';
+const NOT_CONFIGURED_LINE = 'status: broker not configured (BROKER_HEALTH_URL unset); shown as "not configured", no incident';
 
 /** Refreshes by the background refresher, one 10-second window apart, in windows of their own (a window's lease stays in a shared Redis). */
 function refreshes(g: StatusFixture): (count: number) => Promise<void> {
@@ -37,18 +39,18 @@ function refreshes(g: StatusFixture): (count: number) => Promise<void> {
 
 const automatic = (g: StatusFixture) => g.s.deps.db.statusIncident.findMany({ where: { automatic: true }, include: { updates: true } });
 
-test('without BROKER_HEALTH_URL: 200 "ok", the broker "not configured"; the page, badges, summary and GraphQL say the same', async () => {
+test('without BROKER_HEALTH_URL: 503 "degraded", the broker "not configured"; the page, badges and summary name it, not an outage', async () => {
   await f.reset();
   const r = await f.status();
-  assert.equal(r.status, 200, r.text);
-  assert.equal(r.json.status, 'ok');
+  assert.equal(r.status, 503, r.text);
+  assert.equal(r.json.status, 'degraded');
   assert.deepEqual(r.json.components[0], { name: 'broker', ok: false, detail: 'not configured', latency_ms: null });
   assert.equal(r.json.components[1].ok, true);
   assert.equal(f.broker.hits, 0, 'nothing is probed for the broker');
 
   const page = await f.status({ headers: { accept: 'text/html' } });
-  assert.equal(page.status, 200);
-  assert.match(page.text, /<p class="verdict ok" data-status="ok">All configured systems operational \(broker not configured\)<\/p>/);
+  assert.equal(page.status, 503, 'the code mirrors the status field');
+  assert.match(page.text, /<p class="verdict ok" data-status="degraded">All configured systems operational \(broker not configured\)<\/p>/);
   assert.match(page.text, /<tr data-component="broker">.*?<span class="marker down">down<\/span>.*?<td class="detail">not configured<\/td>/);
 
   assert.deepEqual((await f.zone('/status/badge.json')).json, { schemaVersion: 1, label: 'status', message: 'operational', color: 'brightgreen' });
@@ -57,7 +59,7 @@ test('without BROKER_HEALTH_URL: 200 "ok", the broker "not configured"; the page
   assert.deepEqual(summary.status, { indicator: 'none', description: 'All Systems Operational' });
   assert.deepEqual(summary.components.map((c: { id: string; status: string }) => [c.id, c.status]), [['api', 'operational'], ['edge', 'operational']]);
   const gql = await f.s.request('/graphql', { method: 'POST', body: { query: '{ status { status components { name ok detail } } }' } });
-  assert.equal(gql.json.data.status.status, 'ok');
+  assert.equal(gql.json.data.status.status, 'degraded');
 });
 
 test('without BROKER_HEALTH_URL: no incident past the 90 s mark, no broker history, one info line at start and no warning', async () => {
@@ -71,7 +73,7 @@ test('without BROKER_HEALTH_URL: no incident past the 90 s mark, no broker histo
   await tick(12); // two minutes of refreshes
   assert.deepEqual(await automatic(f), []);
   const r = await f.status();
-  assert.equal(r.status, 200);
+  assert.equal(r.status, 503);
   assert.deepEqual(r.json.incidents, []);
   assert.deepEqual((await f.zone('/status/incidents')).json.incidents.filter((i: { automatic: boolean }) => i.automatic), []);
 

@@ -3,7 +3,7 @@
 // /status/badge.json. A badge's face depends only on the verdicts, so each distinct face is
 // rendered once and kept (a handful in all); a new roll-up costs a map lookup per badge.
 import { makeBadge } from 'badge-maker';
-import { isUnconfigured, NOT_CONFIGURED_DETAIL, type ComponentName, type Rollup } from '../../../domain/status/rollup.js';
+import { downComponents, isUnconfigured, NOT_CONFIGURED_DETAIL, type ComponentName, type Rollup } from '../../../domain/status/rollup.js';
 
 export type BadgeTarget = 'overall' | ComponentName;
 
@@ -16,7 +16,8 @@ export interface BadgeFace {
 
 export function badgeFace(rollup: Rollup, target: BadgeTarget): BadgeFace {
   if (target === 'overall') {
-    const ok = rollup.status === 'ok';
+    // As the page words it: an unconfigured component alone is not an outage.
+    const ok = downComponents(rollup).length === 0;
     return { label: 'status', message: ok ? 'operational' : 'degraded', color: ok ? 'brightgreen' : 'red' };
   }
   const component = rollup.components.find((c) => c.name === target);

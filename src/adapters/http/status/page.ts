@@ -6,7 +6,7 @@
 // with a page in the same look: each incident of the last 90 days with every update.
 import type { ComponentHistory, DayEntry, History, UptimeWindow } from '../../../domain/status/history.js';
 import type { IncidentJson, MaintenanceJson } from '../../../domain/status/notices.js';
-import { isUnconfigured, type Rollup } from '../../../domain/status/rollup.js';
+import { downComponents, isUnconfigured, type Rollup } from '../../../domain/status/rollup.js';
 import { escapeHtml } from '../../../infra/html/escape.js';
 
 const STYLE = `
@@ -208,8 +208,10 @@ export function renderIncidentsPage(incidents: readonly IncidentJson[], serviceN
 }
 
 export function renderStatusPage(rollup: Rollup, serviceName: string, history: History | null = null): string {
-  const ok = rollup.status === 'ok';
-  const down = rollup.components.filter((c) => !c.ok && !isUnconfigured(c)).map((c) => c.name);
+  const down = downComponents(rollup);
+  // The HTTP code follows the roll-up's status (503 with an unconfigured component); the words
+  // and colours follow what is down: an unconfigured component is named, not shown as an outage.
+  const ok = down.length === 0;
   const unconfigured = rollup.components.filter(isUnconfigured).map((c) => c.name);
   const open = (rollup.incidents ?? []).length;
   // The checks decide the verdict (the seed's contract); an open incident is named beside it. A
@@ -229,7 +231,7 @@ export function renderStatusPage(rollup: Rollup, serviceName: string, history: H
   return (
     `${head(`${ok ? 'Operational' : 'Degraded'} · ${name} status`)}` +
     `<body><main><h1>${name} status</h1>` +
-    `<p class="verdict ${rollup.status}" data-status="${rollup.status}">${verdict}</p>` +
+    `<p class="verdict ${ok ? 'ok' : 'degraded'}" data-status="${rollup.status}">${verdict}</p>` +
     `<p class="checked">Checked at <time datetime="${escapeHtml(rollup.checked_at)}">${escapeHtml(readableUtc(rollup.checked_at))}</time></p>` +
     noticesSection(rollup) +
     `<table><thead><tr><th scope="col">Component</th><th scope="col">Status</th><th scope="col">Detail</th></tr></thead>` +
