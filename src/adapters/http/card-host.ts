@@ -5,12 +5,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import type { Resolution } from '../../domain/cards/lookup.js';
 import type { CardResolver } from '../../domain/cards/resolver.js';
 import { throttled } from '../../infra/observability/log-throttle.js';
 import type { Metrics } from '../../infra/observability/metrics.js';
 import { METADATA_PREFLIGHT, METHOD_NOT_ALLOWED, NOT_FOUND, PREFLIGHT, UNAVAILABLE } from './card-responses.js';
 import { cardViews, etagMatches, renderDocument, type CardView } from './card-view.js';
+import { problem, type RawOperation, type RawPaths } from './openapi-paths.js';
 import { writeListed } from './problem.js';
 import { cardDocumentOf, type CardDocument, rawHeader } from './hosts.js';
 import type { RawHandler } from './raw.js';
@@ -96,3 +98,29 @@ export function createCardHandlers({ resolver, metrics, logger }: CardHostDeps):
     customDomain: (req, res, host) => serveCard(req, res, host, cardDocumentOf(req.url) ?? 'seed', performance.now()),
   };
 }
+
+/** The seed card (SEP-2127 as first drafted), as far as a client may rely on it. */
+const SeedCard = z.looseObject({ name: z.string(), title: z.string().optional(), remotes: z.array(z.looseObject({})) });
+
+const card = (operationId: string, summary: string): RawOperation => ({
+  operationId,
+  summary,
+  tags: ['Server Cards'],
+  security: [],
+  parameters: [{ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }],
+  responses: {
+    '200': {
+      description: 'The card of a discoverable tunnel, with a strong ETag and public caching.',
+      headers: { ETag: { schema: { type: 'string' } } },
+      content: { 'application/json': SeedCard },
+    },
+    '304': { description: 'Not modified.' },
+    '404': problem('No discoverable tunnel on this host.'),
+    '502': problem('The card could not be built.'),
+  },
+});
+
+export const cardPaths: RawPaths = {
+  [ROUTES.seed]: { host: 'tunnel', get: card('getServerCard', "The tunnel's MCP Server Card.") },
+  '/.well-known/mcp-server-card.json': { host: 'tunnel', get: card('getServerCardAlias', 'The same card, at its second path.') },
+};

@@ -9,8 +9,10 @@ import type { Metrics } from '../../infra/observability/metrics.js';
 import { FAVICON_PATH, writeFavicon } from './favicon.js';
 import { pathOf, rawHeader } from './hosts.js';
 import { listed, problemResponse, writeListed, writeProblem, type ListedResponse } from './problem.js';
+import { TEXT, type RawPaths } from './openapi-paths.js';
 import type { RawHandler } from './raw.js';
 import { routeDurations } from './route-durations.js';
+import { StatusRollup } from './status/schemas.js';
 import { wantsHtml, type Rendered, type SnapshotView, type StatusViews } from './status/views.js';
 
 export interface ZoneHostDeps {
@@ -114,3 +116,22 @@ export function createZoneHandler({ status, incidents, feed, subscriptions, view
     observe(method, 'unmatched', writeListed(res, NOT_FOUND), start);
   };
 }
+
+export const statusPaths: RawPaths = {
+  '/status': {
+    host: 'zone',
+    get: {
+      operationId: 'getStatus',
+      summary: 'The roll-up of broker, api and edge, as JSON or HTML by Accept.',
+      tags: ['Status'],
+      security: [],
+      responses: {
+        '200': {
+          description: 'Every configured component is up (a broker without a health URL is listed as not configured, not as an outage).',
+          content: { 'application/json': StatusRollup, 'text/html': TEXT },
+        },
+        '503': { description: 'A configured component is down.', content: { 'application/json': StatusRollup, 'text/html': TEXT } },
+      },
+    },
+  },
+};

@@ -6,14 +6,27 @@
 // - who may call from the route (public or not) and, for service tokens, from the same scope
 //   reach the server enforces (token-scopes.ts);
 // - error statuses from the route's kind plus its own list, all problem+json.
-// The few paths that are plain HTTP (provider redirects, the edge's internal call, health and
-// metrics) are described here by hand; a test checks that every path the server registers on
-// the API host is in the document.
+// The paths that are plain HTTP (provider redirects, the edge's and the operators' internal calls,
+// health and metrics, cards and the status page) declare themselves next to their handlers, with
+// the zod schemas of what they read and answer (http/openapi-paths.ts), and are printed here; a
+// test checks that every path the server registers on the API host is in the document.
 import { Kind, type GraphQLSchema } from 'graphql';
 import { z } from 'zod';
-import { INCIDENT_IMPACTS, INCIDENT_STATUSES } from '../../domain/status/notices.js';
-import { COMPONENTS } from '../../domain/status/rollup.js';
 import { firstUnreachable } from '../graphql/token-scopes.js';
+import { cardPaths } from '../http/card-host.js';
+import { problem as problemAnswer, RETRY_AFTER, SERVER_FAULT, type BodySchema, type Content, type RawHost, type RawPaths, type RawResponse } from '../http/openapi-paths.js';
+import { healthPaths } from '../http/routes/health.js';
+import { internalOAuthClientPaths } from '../http/routes/internal-oauth-clients.js';
+import { internalStatusPaths } from '../http/routes/internal-status.js';
+import { internalTunnelPaths } from '../http/routes/internal-tunnels.js';
+import { metricsPaths } from '../http/routes/metrics.js';
+import { providerSignInPaths } from '../http/routes/oauth.js';
+import { feedPaths } from '../http/status/feed.js';
+import { incidentListPaths } from '../http/status/incident-list.js';
+import { STATUS_SCHEMAS } from '../http/status/schemas.js';
+import { statusSubscriptionPaths } from '../http/status/subscriptions.js';
+import { statuspageSummaryPaths } from '../http/status/summary.js';
+import { statusPaths } from '../http/zone-host.js';
 import { operationOf, routeVariables, type RouteVariable } from './variables.js';
 import type { ErrorStatus, RestRoute } from './route.js';
 import { NAMED_SCHEMAS } from './schemas.js';
@@ -53,13 +66,12 @@ const tagOf = (url: string): string => TAGS.find((t) => t.prefixes.some((p) => u
 /** `/api/tunnels/:id` → `/api/tunnels/{id}`. */
 export const openApiPath = (url: string): string => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
-const PROBLEM = { $ref: '#/components/schemas/Problem' };
-const problem = (description: string, headers?: Json): Json => ({
-  description,
-  ...(headers ? { headers } : {}),
-  content: { 'application/problem+json': { schema: PROBLEM } },
+/** A declared answer whose schemas are plain JSON Schema (a problem), as the document prints it. */
+const printed = (answer: RawResponse): Json => ({
+  ...answer,
+  ...(answer.content ? { content: Object.fromEntries(Object.entries(answer.content).map(([type, schema]) => [type, { schema }])) } : {}),
 });
-const RETRY_AFTER = { 'Retry-After': { description: 'Seconds until a new attempt may succeed.', schema: { type: 'integer' } } };
+const problem = (description: string, headers?: Json): Json => printed(problemAnswer(description, headers));
 const WWW_AUTHENTICATE = {
   'WWW-Authenticate': {
     description:
@@ -67,7 +79,6 @@ const WWW_AUTHENTICATE = {
     schema: { type: 'string' },
   },
 };
-const SERVER_FAULT = problem('A fault of the server, or a dependency it needs is unavailable (503, UNAVAILABLE).');
 
 /** A variable's JSON Schema, from its GraphQL type (variables.ts). */
 function variableSchema(variable: RouteVariable): Json {
@@ -175,511 +186,88 @@ function operationOfRoute(schema: GraphQLSchema, route: RestRoute, responseRef: 
   for (const [status, text] of errorsOf(route)) {
     responses[String(status)] = problem(text, status === 429 ? RETRY_AFTER : status === 401 && !route.public ? WWW_AUTHENTICATE : undefined);
   }
-  responses['5XX'] = SERVER_FAULT;
+  responses['5XX'] = printed(SERVER_FAULT);
   op.responses = responses;
   return op;
 }
 
-/** The card paths of a tunnel host and /status on ZONE (API.md section 4): raw handlers on their
- *  own hosts, hence a server of their own per path. */
-function otherHostPaths(zone: string): Record<string, Json> {
-  const tunnelHost = [{ url: 'https://{host}', variables: { host: { default: `tools--you.${zone}`, description: 'A tunnel host (`<subdomain>--<slug>.ZONE`) or its custom domain.' } } }];
-  const card = (operationId: string, summary: string): Json => ({
-    servers: tunnelHost,
+/** GET /openapi.json (openapi-route.ts serves what this module prints). */
+const documentPaths: RawPaths = {
+  '/openapi.json': {
     get: {
-      operationId,
-      summary,
-      tags: ['Server Cards'],
+      operationId: 'openApiDocument',
+      summary: 'This document.',
+      tags: ['Operations'],
       security: [],
-      parameters: [{ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }],
       responses: {
-        '200': {
-          description: 'The card of a discoverable tunnel, with a strong ETag and public caching.',
-          headers: { ETag: { schema: { type: 'string' } } },
-          content: { 'application/json': { schema: { type: 'object', required: ['name', 'remotes'], properties: { name: { type: 'string' }, title: { type: 'string' }, remotes: { type: 'array', items: { type: 'object' } } } } } },
-        },
-        '304': { description: 'Not modified.' },
-        '404': problem('No discoverable tunnel on this host.'),
-        '502': problem('The card could not be built.'),
-      },
-    },
-  });
-  return {
-    '/.well-known/mcp/server-card.json': card('getServerCard', "The tunnel's MCP Server Card."),
-    '/.well-known/mcp-server-card.json': card('getServerCardAlias', 'The same card, at its second path.'),
-    '/api/v2/summary.json': {
-      servers: [{ url: `https://${zone}` }],
-      get: {
-        operationId: 'getStatuspageSummary',
-        summary: "Statuspage's public summary format: page, status indicator, components, unresolved incidents, scheduled maintenance.",
-        tags: ['Status'],
-        security: [],
-        externalDocs: { url: 'https://metastatuspage.com/api/v2', description: "Statuspage's public API" },
-        responses: {
-          '200': {
-            description: 'The summary.',
-            content: {
-              'application/json': {
-                schema: {
-                  type: 'object',
-                  required: ['page', 'status', 'components', 'incidents', 'scheduled_maintenances'],
-                  properties: {
-                    page: { type: 'object', required: ['name', 'url', 'updated_at'], properties: { name: { type: 'string' }, url: { type: 'string' }, updated_at: { type: 'string', format: 'date-time' } } },
-                    status: { type: 'object', required: ['indicator', 'description'], properties: { indicator: { enum: ['none', 'minor', 'major', 'critical'] }, description: { type: 'string' } } },
-                    components: {
-                      type: 'array',
-                      items: {
-                        type: 'object',
-                        required: ['id', 'name', 'status', 'updated_at'],
-                        properties: {
-                          id: { type: 'string' },
-                          name: { type: 'string' },
-                          status: { enum: ['operational', 'degraded_performance', 'partial_outage', 'major_outage', 'under_maintenance'] },
-                          updated_at: { type: 'string', format: 'date-time' },
-                        },
-                      },
-                    },
-                    incidents: { type: 'array', items: { type: 'object' } },
-                    scheduled_maintenances: { type: 'array', items: { type: 'object' } },
-                  },
-                },
-              },
-            },
-          },
-        },
-      },
-    },
-    '/status/subscribe': {
-      servers: [{ url: `https://${zone}` }],
-      post: {
-        operationId: 'subscribeToStatus',
-        summary: 'Ask for incident and maintenance emails: a confirmation link is sent (double opt-in). The same answer whoever is subscribed.',
-        tags: ['Status'],
-        security: [],
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': { schema: { type: 'object', required: ['email'], properties: { email: { type: 'string', format: 'email', maxLength: 254 } } } },
-            'application/x-www-form-urlencoded': {
-              schema: { type: 'object', required: ['email'], properties: { email: { type: 'string' } } },
-              // The status page's own form (Origin: the zone origin), answered with a page.
-            },
-          },
-        },
-        responses: {
-          '200': { description: "The status page's form: a page saying a link is on its way.", content: { 'text/html': { schema: { type: 'string' } } } },
-          '202': { description: 'Accepted (JSON): a confirmation link goes out if the address can be subscribed.' },
-          '400': problem('Not an email address, or not JSON.'),
-          '403': problem('A JSON request from an Origin not in ALLOWED_ORIGINS, or a form not from the zone origin.'),
-          '413': problem('The body is over 8 KiB.'),
-          '415': problem('Neither application/json nor the form encoding.'),
-          '429': problem('Too many requests from this network.', RETRY_AFTER),
-          '5XX': SERVER_FAULT,
-        },
-      },
-    },
-    '/status/subscribe/confirm': {
-      servers: [{ url: `https://${zone}` }],
-      get: {
-        operationId: 'showStatusSubscriptionConfirm',
-        summary: 'The double opt-in link (24 hours, once) in a browser: a page with a Confirm button (a GET changes nothing: mail scanners open links).',
-        tags: ['Status'],
-        security: [],
-        parameters: [{ name: 'token', in: 'query', required: true, schema: { type: 'string' } }],
-        responses: {
-          '200': { description: 'The page, its form carrying the token.', content: { 'text/html': { schema: { type: 'string' } } } },
-          '400': { description: 'Not a link token (a page).', content: { 'text/html': { schema: { type: 'string' } } } },
-        },
-      },
-      post: {
-        operationId: 'confirmStatusSubscription',
-        summary: "The page's Confirm button: confirms the subscription its token names. Origin the zone origin, or none.",
-        tags: ['Status'],
-        security: [],
-        parameters: [{ name: 'token', in: 'query', required: false, description: 'When the body carries none.', schema: { type: 'string' } }],
-        requestBody: {
-          required: false,
-          content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { token: { type: 'string' } } } } },
-        },
-        responses: {
-          '200': { description: 'Subscribed (a page).', content: { 'text/html': { schema: { type: 'string' } } } },
-          '400': { description: 'Unknown, used or expired link (a page).', content: { 'text/html': { schema: { type: 'string' } } } },
-          '403': problem('An Origin other than the zone origin (a cross-site form).'),
-          '413': problem('The body is over 8 KiB.'),
-        },
-      },
-    },
-    '/status/unsubscribe': {
-      servers: [{ url: `https://${zone}` }],
-      get: {
-        operationId: 'showStatusUnsubscribe',
-        summary: 'The List-Unsubscribe link in a browser: a page with an Unsubscribe button (a GET changes nothing).',
-        tags: ['Status'],
-        security: [],
-        parameters: [{ name: 'token', in: 'query', required: true, schema: { type: 'string' } }],
-        responses: { '200': { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } } },
-      },
-      post: {
-        operationId: 'unsubscribeFromStatus',
-        summary: 'One-click unsubscribe (RFC 8058): any Origin, any body (List-Unsubscribe=One-Click), no sign-in.',
-        tags: ['Status'],
-        security: [],
-        parameters: [{ name: 'token', in: 'query', required: true, schema: { type: 'string' } }],
-        responses: { '200': { description: 'Unsubscribed, or nothing to unsubscribe (a page).', content: { 'text/html': { schema: { type: 'string' } } } } },
-      },
-    },
-    '/status/feed.atom': {
-      servers: [{ url: `https://${zone}` }],
-      get: {
-        operationId: 'getStatusFeed',
-        summary: 'An Atom feed (RFC 4287): one entry per incident update and per maintenance, newest first, at most 50.',
-        tags: ['Status'],
-        security: [],
-        responses: { '200': { description: 'The feed.', content: { 'application/atom+xml': { schema: { type: 'string' } } } }, '5XX': SERVER_FAULT },
-      },
-    },
-    '/status/incidents': {
-      servers: [{ url: `https://${zone}` }],
-      get: {
-        operationId: 'listIncidents',
-        summary: 'Incidents of the last 90 days, newest first: JSON, or a page for a browser (`Accept: text/html`).',
-        tags: ['Status'],
-        security: [],
-        responses: {
-          '200': {
-            description: 'The list.',
-            content: {
-              'application/json': { schema: { type: 'object', required: ['incidents'], properties: { incidents: { type: 'array', items: { $ref: '#/components/schemas/Incident' } } } } },
-              'text/html': { schema: { type: 'string' } },
-            },
-          },
-          '5XX': SERVER_FAULT,
-        },
-      },
-    },
-    '/status': {
-      servers: [{ url: `https://${zone}` }],
-      get: {
-        operationId: 'getStatus',
-        summary: 'The roll-up of broker, api and edge, as JSON or HTML by Accept.',
-        tags: ['Status'],
-        security: [],
-        responses: {
-          '200': { description: 'Every configured component is up (a broker without a health URL is listed as not configured, not as an outage).', content: { 'application/json': { schema: { type: 'object' } }, 'text/html': { schema: { type: 'string' } } } },
-          '503': { description: 'A configured component is down.', content: { 'application/json': { schema: { type: 'object' } }, 'text/html': { schema: { type: 'string' } } } },
-        },
-      },
-    },
-  };
-}
-
-const INCIDENT_SCHEMA: Json = {
-  type: 'object',
-  required: ['id', 'title', 'impact', 'status', 'components', 'created_at', 'resolved_at', 'automatic', 'updates'],
-  additionalProperties: false,
-  properties: {
-    id: { type: 'string' },
-    title: { type: 'string' },
-    impact: { enum: [...INCIDENT_IMPACTS] },
-    status: { enum: [...INCIDENT_STATUSES] },
-    components: { type: 'array', items: { type: 'string' } },
-    created_at: { type: 'string', format: 'date-time' },
-    resolved_at: { type: ['string', 'null'], format: 'date-time' },
-    automatic: { type: 'boolean', description: 'Opened by the background refresh (a component down on 3 consecutive refreshes).' },
-    updates: {
-      type: 'array',
-      description: 'Newest first.',
-      items: {
-        type: 'object',
-        required: ['status', 'message', 'at'],
-        additionalProperties: false,
-        properties: { status: { type: 'string' }, message: { type: 'string' }, at: { type: 'string', format: 'date-time' } },
+        '200': { description: 'OpenAPI 3.1.', content: { 'application/json': { type: 'object' } } },
+        '304': { description: 'Not modified (If-None-Match matched the ETag).' },
       },
     },
   },
 };
 
-const MAINTENANCE_SCHEMA: Json = {
-  type: 'object',
-  required: ['id', 'title', 'components', 'starts_at', 'ends_at', 'message', 'active'],
-  additionalProperties: false,
-  properties: {
-    id: { type: 'string' },
-    title: { type: 'string' },
-    components: { type: 'array', items: { type: 'string' } },
-    starts_at: { type: 'string', format: 'date-time' },
-    ends_at: { type: 'string', format: 'date-time' },
-    message: { type: 'string' },
-    active: { type: 'boolean', description: 'Under way now.' },
-  },
+/** The plain-HTTP paths (not GraphQL operations), each declared next to its handler. */
+const RAW_PATHS: RawPaths = {
+  ...providerSignInPaths,
+  ...internalTunnelPaths,
+  ...internalStatusPaths,
+  ...internalOAuthClientPaths,
+  ...healthPaths,
+  ...metricsPaths,
+  ...documentPaths,
+  ...cardPaths,
+  ...statusPaths,
+  ...statuspageSummaryPaths,
+  ...incidentListPaths,
+  ...feedPaths,
+  ...statusSubscriptionPaths,
 };
 
-/** Operator-registered OAuth clients (API.md section 13a), with INTERNAL_API_TOKEN. */
-function operatorClientPaths(): Record<string, Json> {
-  const json = (schema: Json) => ({ 'application/json': { schema } });
-  const client: Json = {
-    type: 'object',
-    required: ['client_id', 'client_name', 'redirect_uris', 'application_type', 'confidential', 'created_at'],
-    properties: {
-      client_id: { type: 'string' },
-      client_name: { type: 'string' },
-      redirect_uris: { type: 'array', items: { type: 'string' } },
-      application_type: { enum: ['web', 'native'] },
-      confidential: { type: 'boolean' },
-      created_at: { type: 'string', format: 'date-time' },
-      client_secret: { type: 'string', description: 'A confidential client\'s secret: in the answer to its registration only.' },
-    },
-  };
-  const op = (operationId: string, summary: string, rest: Json): Json => ({ operationId, summary, tags: ['OAuth for tunnels'], security: [{ internalToken: [] }], ...rest });
-  const denied = { '401': problem('INTERNAL_API_TOKEN is required.'), '5XX': SERVER_FAULT };
-  return {
-    '/internal/oauth/clients': {
-      post: op('registerOAuthClient', 'Register a client that cannot register itself; a confidential one gets a secret, shown once.', {
-        requestBody: {
-          required: true,
-          content: json({
-            type: 'object',
-            required: ['client_name', 'redirect_uris'],
-            properties: {
-              client_name: { type: 'string', maxLength: 100 },
-              redirect_uris: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'string' } },
-              application_type: { enum: ['web', 'native'] },
-              confidential: { type: 'boolean' },
-            },
-          }),
-        },
-        responses: {
-          '201': { description: 'The client, with its secret when confidential.', content: json(client) },
-          '400': problem('A missing name, bad redirect URIs or an unknown application type.'),
-          '413': problem('The body is over 64 KiB.'),
-          '415': problem('The body is not application/json.'),
-          ...denied,
-        },
-      }),
-      get: op('listOAuthClients', 'The operator-registered clients (no secrets).', {
-        responses: { '200': { description: 'The clients.', content: json({ type: 'object', required: ['clients'], properties: { clients: { type: 'array', items: client } } }) }, ...denied },
-      }),
-    },
-    '/internal/oauth/clients/{id}': {
-      delete: op('deleteOAuthClient', 'Delete a client; its grants and what they issued are revoked.', {
-        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-        responses: { '204': { description: 'Deleted.' }, '404': problem('No such client.'), ...denied },
-      }),
-    },
-  };
+const METHODS = ['get', 'post', 'put', 'delete'] as const;
+
+/** The servers of a path on another host than the API's: ZONE, or a tunnel host. */
+function serversOf(host: RawHost | undefined, zone: string): Json[] | null {
+  if (host === 'zone') return [{ url: `https://${zone}` }];
+  if (host === 'tunnel') {
+    return [{ url: 'https://{host}', variables: { host: { default: `tools--you.${zone}`, description: 'A tunnel host (`<subdomain>--<slug>.ZONE`) or its custom domain.' } } }];
+  }
+  return null;
 }
 
-/** The operators' incident and maintenance API (API.md section 17), with INTERNAL_API_TOKEN. */
-function operatorStatusPaths(): Record<string, Json> {
-  const json = (schema: Json) => ({ 'application/json': { schema } });
-  const components = { type: 'array', minItems: 1, items: { enum: [...COMPONENTS] } };
-  const common = (extra: Json): Json => ({
-    '401': problem('INTERNAL_API_TOKEN is required.'),
-    '413': problem('The body is over 64 KiB.'),
-    '415': problem('The body is not application/json.'),
-    '5XX': SERVER_FAULT,
-    ...extra,
-  });
-  const op = (operationId: string, summary: string, rest: Json): Json => ({ operationId, summary, tags: ['Status'], security: [{ internalToken: [] }], ...rest });
-  return {
-    '/internal/status/incidents': {
-      post: op('createIncident', 'Open an incident with its first update (an operator).', {
-        requestBody: {
-          required: true,
-          content: json({
-            type: 'object',
-            required: ['title', 'impact', 'components', 'status', 'message'],
-            properties: {
-              title: { type: 'string', maxLength: 200 },
-              impact: { enum: [...INCIDENT_IMPACTS] },
-              components,
-              status: { enum: [...INCIDENT_STATUSES] },
-              message: { type: 'string', maxLength: 5000 },
-            },
-          }),
-        },
-        responses: { '201': { description: 'The incident.', content: json({ $ref: '#/components/schemas/Incident' }) }, ...common({ '400': problem('Unknown components, or empty text.') }) },
-      }),
-    },
-    '/internal/status/incidents/{id}/updates': {
-      post: op('addIncidentUpdate', 'Post an update to an open incident (`resolved` closes it).', {
-        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-        requestBody: {
-          required: true,
-          content: json({ type: 'object', required: ['status', 'message'], properties: { status: { enum: [...INCIDENT_STATUSES] }, message: { type: 'string', maxLength: 5000 } } }),
-        },
-        responses: {
-          '201': { description: 'The incident with its new update.', content: json({ $ref: '#/components/schemas/Incident' }) },
-          ...common({ '400': problem('An unknown status, or empty text.'), '404': problem('No such incident.'), '409': problem('The incident is resolved already.') }),
-        },
-      }),
-    },
-    '/internal/status/maintenances': {
-      post: op('createMaintenance', 'Plan maintenance.', {
-        requestBody: {
-          required: true,
-          content: json({
-            type: 'object',
-            required: ['title', 'components', 'starts_at', 'ends_at', 'message'],
-            properties: {
-              title: { type: 'string', maxLength: 200 },
-              components,
-              starts_at: { type: 'string', format: 'date-time' },
-              ends_at: { type: 'string', format: 'date-time' },
-              message: { type: 'string', maxLength: 5000 },
-            },
-          }),
-        },
-        responses: {
-          '201': { description: 'The maintenance.', content: json({ $ref: '#/components/schemas/Maintenance' }) },
-          ...common({ '400': problem('Unknown components, bad times (ends_at not after starts_at), or empty text.') }),
-        },
-      }),
-    },
-    '/internal/status/maintenances/{id}': {
-      delete: op('deleteMaintenance', 'Cancel (delete) a maintenance.', {
-        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-        responses: { '204': { description: 'Deleted.' }, '401': problem('INTERNAL_API_TOKEN is required.'), '404': problem('No such maintenance.'), '5XX': SERVER_FAULT },
-      }),
-    },
-  };
+const isZod = (schema: BodySchema): schema is z.ZodType => schema instanceof z.ZodType;
+
+/**
+ * Prints the raw paths: a zod body schema becomes JSON Schema (a request as it is read, an answer
+ * as it is written, through `answerSchema`, which refers to the named components); a plain one
+ * stays as it is.
+ */
+function printRawPaths(paths: RawPaths, zone: string, answerSchema: (schema: z.ZodType) => Json): Record<string, Json> {
+  const contentOf = (content: Content, print: (schema: z.ZodType) => Json): Json =>
+    Object.fromEntries(Object.entries(content).map(([type, schema]) => [type, { schema: isZod(schema) ? print(schema) : schema }]));
+  const requestSchema = (schema: z.ZodType): Json => strip(z.toJSONSchema(schema, { io: 'input' }) as Json);
+  const out: Record<string, Json> = {};
+  for (const [path, declared] of Object.entries(paths)) {
+    const servers = serversOf(declared.host, zone);
+    const item: Json = servers ? { servers } : {};
+    for (const method of METHODS) {
+      const op = declared[method];
+      if (!op) continue;
+      const responses = Object.fromEntries(
+        Object.entries(op.responses).map(([status, r]) => [status, { ...r, ...(r.content ? { content: contentOf(r.content, answerSchema) } : {}) }]),
+      );
+      item[method] = {
+        ...op,
+        ...(op.requestBody ? { requestBody: { ...op.requestBody, content: contentOf(op.requestBody.content, requestSchema) } } : {}),
+        responses,
+      };
+    }
+    out[path] = withTransportErrors(path, item);
+  }
+  return out;
 }
 
-/** The plain-HTTP paths of the API host, described by hand (not GraphQL operations). */
-function plainPaths(): Record<string, Json> {
-  const provider = { name: 'provider', in: 'path', required: true, schema: { type: 'string', enum: ['google', 'github'] } };
-  const redirect = (description: string): Json => ({
-    description,
-    headers: { Location: { description: 'Where the browser goes next.', schema: { type: 'string' } } },
-  });
-  return {
-    '/auth/oauth/{provider}/start': {
-      get: {
-        operationId: 'startProviderSignIn',
-        summary: "Send the browser to the provider's sign-in (or link, or re-authentication).",
-        tags: ['Sign-in providers'],
-        security: [{}, { cookie: [] }],
-        parameters: [
-          provider,
-          { name: 'intent', in: 'query', required: false, description: '`link` adds the provider to the signed-in account (verified address and recent authentication needed); `reauth` re-authenticates the session.', schema: { type: 'string', enum: ['link', 'reauth'] } },
-        ],
-        responses: {
-          '302': redirect("To the provider's authorization page."),
-          '400': problem('An unknown `intent`.'),
-          '401': problem('`intent=link` or `intent=reauth` without a session.'),
-          '403': problem('`intent=link` with an unverified address, or without recent authentication (REAUTH_REQUIRED).'),
-          '404': problem('Unknown or disabled provider.'),
-          '5XX': SERVER_FAULT,
-        },
-      },
-    },
-    '/auth/oauth/{provider}/callback': {
-      get: {
-        operationId: 'finishProviderSignIn',
-        summary: "The provider's return: signs in, links, or hands over to APP_URL/link-account or APP_URL/mfa.",
-        tags: ['Sign-in providers'],
-        security: [],
-        parameters: [
-          provider,
-          { name: 'code', in: 'query', required: false, schema: { type: 'string' } },
-          { name: 'state', in: 'query', required: false, schema: { type: 'string' } },
-        ],
-        responses: {
-          '302': redirect('To APP_URL with the session set, or to the pending-link or second-step page.'),
-          '400': {
-            description: 'Bad or replayed state: a page pointing back to the app when the browser asks for HTML, else problem+json.',
-            content: { 'application/problem+json': { schema: PROBLEM }, 'text/html': { schema: { type: 'string' } } },
-          },
-          '404': problem('Unknown or disabled provider.'),
-          '5XX': SERVER_FAULT,
-        },
-      },
-    },
-    '/internal/tunnels/{id}/tools': {
-      put: {
-        operationId: 'pinTunnelTools',
-        summary: "The edge reports a tunnel's tools/list result; the names are pinned in order, duplicates dropped.",
-        tags: ['Tunnels'],
-        security: [{ internalToken: [] }],
-        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: ['tools'],
-                properties: { tools: { type: 'array', items: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } } },
-              },
-            },
-          },
-        },
-        responses: {
-          '204': { description: 'Pinned.' },
-          '400': problem('Not a tools/list result.'),
-          '401': problem('INTERNAL_API_TOKEN is required.'),
-          '404': problem('Unknown tunnel, or INTERNAL_API_TOKEN is not configured.'),
-          '413': problem('The body is over 64 KiB.'),
-          '415': problem('The body is not application/json.'),
-          '5XX': SERVER_FAULT,
-        },
-      },
-    },
-    ...operatorStatusPaths(),
-    ...operatorClientPaths(),
-    '/readyz': {
-      get: {
-        operationId: 'readiness',
-        summary: 'Ready while the database and the cache answer.',
-        tags: ['Operations'],
-        security: [],
-        responses: {
-          '200': {
-            description: 'Ready.',
-            content: { 'application/json': { schema: { type: 'object', properties: { status: { const: 'ready' }, checks: { type: 'object', additionalProperties: { type: 'string' } } } } } },
-          },
-          '503': problem('The database or the cache is unreachable.'),
-        },
-      },
-    },
-    '/healthz': {
-      get: {
-        operationId: 'liveness',
-        summary: 'Liveness: the process answers.',
-        tags: ['Operations'],
-        security: [],
-        responses: { '200': { description: 'Alive.', content: { 'text/plain': { schema: { const: 'ok' } } } } },
-      },
-    },
-    '/metrics': {
-      get: {
-        operationId: 'metrics',
-        summary: 'Prometheus metrics (with METRICS_TOKEN set, that bearer is needed; METRICS_PORT moves them off this port).',
-        tags: ['Operations'],
-        security: [{}, { metricsToken: [] }],
-        responses: {
-          '200': { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } },
-          '401': problem('A metrics token is required.'),
-          '404': problem('Not served on this port: production without METRICS_TOKEN, or METRICS_PORT set.'),
-        },
-      },
-    },
-    '/openapi.json': {
-      get: {
-        operationId: 'openApiDocument',
-        summary: 'This document.',
-        tags: ['Operations'],
-        security: [],
-        responses: {
-          '200': { description: 'OpenAPI 3.1.', content: { 'application/json': { schema: { type: 'object' } } } },
-          '304': { description: 'Not modified (If-None-Match matched the ETag).' },
-        },
-      },
-    },
-  };
-}
-
-/** The framing answers every hand-described operation may give too (see errorsOf). */
+/** The framing answers every plain-HTTP operation may give too (see errorsOf). */
 function withTransportErrors(path: string, ops: Json): Json {
   const out: Json = {};
   for (const [method, op] of Object.entries(ops)) {
@@ -704,7 +292,7 @@ const strip = (schema: Json): Json => {
 export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly RestRoute[], opts: OpenApiOptions): Json {
   // Named shapes and each route's answer go under components.schemas, referring to each other.
   const registry = z.registry<{ id: string }>();
-  for (const [id, s] of Object.entries(NAMED_SCHEMAS)) registry.add(s, { id });
+  for (const [id, s] of Object.entries({ ...NAMED_SCHEMAS, ...STATUS_SCHEMAS })) registry.add(s, { id });
   const ids = new Set<string>();
   for (const route of routes) {
     const id = operationIdOf(route);
@@ -712,9 +300,34 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
     ids.add(id);
     if (route.response && !registry.has(route.response)) registry.add(route.response, { id: `${id[0]!.toUpperCase()}${id.slice(1)}Response` });
   }
+  // The raw paths' answers are printed in the same pass, under ids of their own, then put back
+  // in place: only the named shapes stay components.
+  const inline = new Set<string>();
+  for (const path of Object.values(RAW_PATHS)) {
+    for (const method of METHODS) {
+      for (const response of Object.values(path[method]?.responses ?? {})) {
+        for (const body of Object.values(response.content ?? {})) {
+          if (isZod(body) && !registry.has(body)) {
+            const id = `RawAnswer${inline.size}`;
+            registry.add(body, { id });
+            inline.add(id);
+          }
+        }
+      }
+    }
+  }
   const uri = (id: string) => `#/components/schemas/${id}`;
   const printed = z.toJSONSchema(registry, { uri }) as { schemas: Record<string, Json> };
-  const schemas = { ...Object.fromEntries(Object.entries(printed.schemas).map(([id, s]) => [id, strip(s)])), Incident: INCIDENT_SCHEMA, Maintenance: MAINTENANCE_SCHEMA };
+  const schemas = Object.fromEntries(Object.entries(printed.schemas).filter(([id]) => !inline.has(id)).map(([id, s]) => [id, strip(s)]));
+  const inlined = (json: unknown): unknown => {
+    if (Array.isArray(json)) return json.map(inlined);
+    if (typeof json !== 'object' || json === null) return json;
+    const ref = (json as Json).$ref;
+    const id = typeof ref === 'string' ? ref.slice(uri('').length) : '';
+    if (inline.has(id)) return inlined(strip(printed.schemas[id]!));
+    return Object.fromEntries(Object.entries(json).map(([k, v]) => [k, inlined(v)]));
+  };
+  const answerSchema = (body: z.ZodType): Json => inlined({ $ref: uri(registry.get(body)!.id) }) as Json;
   const responseRef = (route: RestRoute): Json | null => (route.response ? { $ref: uri(registry.get(route.response)!.id) } : null);
 
   const paths: Record<string, Json> = {};
@@ -722,7 +335,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Res
     const path = openApiPath(route.url);
     (paths[path] ??= {})[route.method.toLowerCase()] = operationOfRoute(schema, route, responseRef);
   }
-  for (const [path, ops] of Object.entries({ ...plainPaths(), ...otherHostPaths(opts.zone) })) paths[path] = { ...paths[path], ...withTransportErrors(path, ops) };
+  for (const [path, item] of Object.entries(printRawPaths(RAW_PATHS, opts.zone, answerSchema))) paths[path] = { ...paths[path], ...item };
   const sorted = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
 
   return {

@@ -29,8 +29,8 @@ export const AUTOMATIC_INCIDENT_AFTER = 3;
 export const INCIDENT_HISTORY_DAYS = 90;
 const DAY_MS = 24 * 3600_000;
 
-const TITLE_MAX = 200;
-const MESSAGE_MAX = 5000;
+export const TITLE_MAX = 200;
+export const MESSAGE_MAX = 5000;
 
 type IncidentDeps = { db: Db; clock: () => Date };
 /** Writing incidents and maintenance notifies subscribers (in the same transaction). */

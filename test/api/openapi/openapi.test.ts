@@ -181,6 +181,38 @@ test('the contract check fails an undeclared status, an extra or missing field, 
   // Requests the document does not describe are left alone.
   assert.doesNotThrow(check(reply(200, { anything: 1 }), '/graphql', 'POST'));
   assert.doesNotThrow(() => checkAgainstContract(contract, '/api/tunnels/t1', { host: 'a--b.localhost' }, reply(418, null)));
+  // The status page's paths on ZONE are checked too (a tunnel host's card is not).
+  const zone = new URL(doc.paths['/status'].servers[0].url).hostname;
+  const incidents = (json: unknown) => () => checkAgainstContract(contract, '/status/incidents', { host: zone }, reply(200, json));
+  assert.doesNotThrow(incidents({ incidents: [] }));
+  assert.throws(incidents({ incidents: [{ id: 'i1' }] }), /does not match/);
+  assert.throws(incidents({ incidents: [], extra: true }), /does not match/);
+  // A JSON body the server took (2xx) must be one the document accepts; a refused one is not looked at.
+  const client = { client_id: 'c1', client_name: 'CI', redirect_uris: ['https://ci.example/cb'], application_type: 'web', confidential: false, created_at: '2026-11-27T00:00:00.000Z' };
+  const register = (body: unknown, status: number, json: unknown) => () =>
+    checkAgainstContract(contract, '/internal/oauth/clients', { method: 'POST', body }, reply(status, json, status < 300 ? 'application/json' : 'application/problem+json'));
+  assert.doesNotThrow(register({ client_name: 'CI', redirect_uris: ['https://ci.example/cb'] }, 201, client));
+  assert.throws(register({ client_name: 'CI', redirect_uris: [] }, 201, client), /a body the document refuses/);
+  assert.throws(register({ client_name: 5, redirect_uris: ['https://ci.example/cb'] }, 201, client), /a body the document refuses/);
+  assert.doesNotThrow(register({ client_name: 5 }, 400, { type: 'about:blank', title: 'Bad Request', status: 400, detail: 'x', code: 'BAD_REQUEST' }));
+});
+
+test("the plain-HTTP paths are printed from their handlers' schemas: requests inline, shared answers as components", async () => {
+  const { doc } = await documentOf();
+  const ops = operations(doc);
+  const registration = ops.get('POST /internal/oauth/clients')!.requestBody.content['application/json'].schema;
+  assert.deepEqual(registration.required, ['client_name', 'redirect_uris']);
+  assert.deepEqual(registration.properties.redirect_uris, { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 10 });
+  assert.deepEqual(ops.get('POST /internal/status/incidents')!.responses['201'].content['application/json'].schema, { $ref: '#/components/schemas/Incident' });
+  assert.deepEqual(ops.get('GET /status/incidents')!.responses['200'].content['application/json'].schema.properties.incidents.items, { $ref: '#/components/schemas/Incident' });
+  assert.equal(doc.components.schemas.Incident.additionalProperties, false);
+  assert.deepEqual(doc.components.schemas.Maintenance.required.sort(), ['active', 'components', 'ends_at', 'id', 'message', 'starts_at', 'title']);
+  // Only named shapes are components: each raw answer is printed in place.
+  assert.deepEqual(Object.keys(doc.components.schemas).filter((id) => id.startsWith('Raw')), []);
+  assert.deepEqual(ops.get('GET /readyz')!.responses['200'].content['application/json'].schema.required, ['status', 'checks']);
+  const intent = ops.get('GET /auth/oauth/{provider}/start')!.parameters.find((p: Json) => p.name === 'intent');
+  assert.deepEqual(intent.schema, { type: 'string', enum: ['link', 'reauth'] });
+  assert.deepEqual(doc.paths['/api/v2/summary.json'].servers, doc.paths['/status'].servers);
 });
 
 test('GET /docs: the reference page under its CSP in development; off in production unless API_DOCS=true', async () => {

@@ -7,6 +7,7 @@ import type { Config } from '../../../infra/config.js';
 import type { Metrics } from '../../../infra/observability/metrics.js';
 import { hasBearer } from '../bearer.js';
 import { writeProblem } from '../problem.js';
+import { problem, TEXT, type RawPaths } from '../openapi-paths.js';
 
 type MetricsDeps = { config: Pick<Config, 'metricsToken' | 'metricsPort' | 'production'>; metrics: Pick<Metrics, 'registry'> };
 
@@ -45,3 +46,19 @@ export function createMetricsServer(deps: MetricsDeps): Server {
     );
   });
 }
+
+export const metricsPaths: RawPaths = {
+  '/metrics': {
+    get: {
+      operationId: 'metrics',
+      summary: 'Prometheus metrics (with METRICS_TOKEN set, that bearer is needed; METRICS_PORT moves them off this port).',
+      tags: ['Operations'],
+      security: [{}, { metricsToken: [] }],
+      responses: {
+        '200': { description: 'Prometheus text format.', content: { 'text/plain': TEXT } },
+        '401': problem('A metrics token is required.'),
+        '404': problem('Not served on this port: production without METRICS_TOKEN, or METRICS_PORT set.'),
+      },
+    },
+  },
+};

@@ -4,19 +4,26 @@
 // address taken from the request. Callback URLs carry the provider's code, so nothing here logs
 // a URL, and internal failures end in a redirect rather than a logged 5xx.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type { Logger } from 'pino';
 import type { DomainDeps } from '../../../domain/context.js';
 import type { Config } from '../../../infra/config.js';
 import { badRequest, forbidden, notFound, unauthenticated } from '../../../domain/errors.js';
 import { clientInfo, cookieName, setSessionCookie } from '../session-auth.js';
 import { completeSso, type SsoOutcome } from '../../../domain/sso/complete-sso.js';
-import { isProviderName, type ProviderName } from '../../../domain/sso/identity.js';
+import { isProviderName, PROVIDER_NAMES, type ProviderName } from '../../../domain/sso/identity.js';
 import type { SsoProvider } from '../../../domain/sso/providers.js';
 import { badStatePage } from '../../pages/bad-state-page.js';
 import { browserBinding, saveFlow, STATE_TTL_MS, takeFlow, type Intent } from '../../../domain/sso/state.js';
 import { guardAddition } from '../../../domain/sessions/recent-auth.js';
 import { assertProviderReauthAllowed } from '../../../domain/sso/provider-reauth.js';
+import { problem, problemOrPage, queryParameter, SERVER_FAULT, type Json, type RawPaths, type RawResponse } from '../openapi-paths.js';
 
+
+/** `?intent=` of /start: absent (sign in), `link` or `reauth`. */
+const IntentParam = z.enum(['link', 'reauth']).meta({
+  description: '`link` adds the provider to the signed-in account (verified address and recent authentication needed); `reauth` re-authenticates the session.',
+});
 
 type ProviderParams = { Params: { provider: string }; Querystring: Record<string, unknown> };
 
@@ -52,7 +59,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
   app.get<ProviderParams>('/auth/oauth/:provider/start', async (req, reply) => {
     const provider = providerOf(req.params.provider);
     const intentParam = first(req.query.intent);
-    if (intentParam !== undefined && intentParam !== 'link' && intentParam !== 'reauth') throw badRequest('intent must be "link", "reauth" or absent.');
+    if (intentParam !== undefined && !IntentParam.safeParse(intentParam).success) throw badRequest('intent must be "link", "reauth" or absent.');
     let intent: Intent = { kind: 'sign-in' };
     // Linking and re-authenticating act for a session; a service token never reaches them.
     if (req.viewer?.scopes) throw forbidden('A service token cannot use this path.');
@@ -133,3 +140,44 @@ function badState(req: FastifyRequest, reply: FastifyReply, appUrl: string, serv
   if ((req.headers.accept ?? '').includes('text/html')) return badStatePage(reply, appUrl, serviceName);
   throw badRequest('The sign-in attempt is invalid, expired or already used. Start the sign-in again.');
 }
+
+const provider: Json = { name: 'provider', in: 'path', required: true, schema: { type: 'string', enum: [...PROVIDER_NAMES] } };
+const redirect = (description: string): RawResponse => ({
+  description,
+  headers: { Location: { description: 'Where the browser goes next.', schema: { type: 'string' } } },
+});
+
+export const providerSignInPaths: RawPaths = {
+  '/auth/oauth/{provider}/start': {
+    get: {
+      operationId: 'startProviderSignIn',
+      summary: "Send the browser to the provider's sign-in (or link, or re-authentication).",
+      tags: ['Sign-in providers'],
+      security: [{}, { cookie: [] }],
+      parameters: [provider, queryParameter('intent', IntentParam)],
+      responses: {
+        '302': redirect("To the provider's authorization page."),
+        '400': problem('An unknown `intent`.'),
+        '401': problem('`intent=link` or `intent=reauth` without a session.'),
+        '403': problem('`intent=link` with an unverified address, or without recent authentication (REAUTH_REQUIRED).'),
+        '404': problem('Unknown or disabled provider.'),
+        '5XX': SERVER_FAULT,
+      },
+    },
+  },
+  '/auth/oauth/{provider}/callback': {
+    get: {
+      operationId: 'finishProviderSignIn',
+      summary: "The provider's return: signs in, links, or hands over to APP_URL/link-account or APP_URL/mfa.",
+      tags: ['Sign-in providers'],
+      security: [],
+      parameters: [provider, queryParameter('code', z.string()), queryParameter('state', z.string())],
+      responses: {
+        '302': redirect('To APP_URL with the session set, or to the pending-link or second-step page.'),
+        '400': problemOrPage('Bad or replayed state: a page pointing back to the app when the browser asks for HTML, else problem+json.'),
+        '404': problem('Unknown or disabled provider.'),
+        '5XX': SERVER_FAULT,
+      },
+    },
+  },
+};

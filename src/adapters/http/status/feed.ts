@@ -4,6 +4,7 @@
 // /status/incidents.
 import { feedEntries, type FeedEntry } from '../../../domain/status/incidents.js';
 import type { Db } from '../../../domain/store.js';
+import { SERVER_FAULT, TEXT, type RawPaths } from '../openapi-paths.js';
 import { keptFor } from './kept.js';
 import type { Rendered } from './views.js';
 
@@ -50,3 +51,16 @@ export function renderFeed(entries: readonly FeedEntry[], opts: { serviceName: s
 export function statusFeed(deps: { db: Db; clock: () => Date }, opts: { serviceName: string; pageUrl: string; feedUrl: string }): () => Promise<Rendered> {
   return keptFor(KEEP_MS, deps.clock, (now) => feedEntries(deps).then((entries) => renderFeed(entries, { ...opts, now })));
 }
+
+export const feedPaths: RawPaths = {
+  '/status/feed.atom': {
+    host: 'zone',
+    get: {
+      operationId: 'getStatusFeed',
+      summary: 'An Atom feed (RFC 4287): one entry per incident update and per maintenance, newest first, at most 50.',
+      tags: ['Status'],
+      security: [],
+      responses: { '200': { description: 'The feed.', content: { 'application/atom+xml': TEXT } }, '5XX': SERVER_FAULT },
+    },
+  },
+};

@@ -3,11 +3,16 @@
 // people (`Accept: text/html`, as /status decides). Public and unauthenticated, so a crawler must
 // not turn it into a query per request: both answers are rendered from one read, kept for a few
 // seconds per instance (a new incident shows within that time), and concurrent requests share it.
+import { z } from 'zod';
 import type { Db } from '../../../domain/store.js';
 import { incidentJson, listIncidents, type IncidentView } from '../../../domain/status/incidents.js';
+import { SERVER_FAULT, TEXT, type RawPaths } from '../openapi-paths.js';
 import { keptFor } from './kept.js';
 import { renderIncidentsPage } from './page.js';
+import { Incident } from './schemas.js';
 import type { Rendered } from './views.js';
+
+const IncidentList = z.object({ incidents: z.array(Incident) });
 
 const KEEP_MS = 5_000;
 // The answer depends on Accept: no intermediary may hand one to the other's client.
@@ -30,7 +35,7 @@ export interface IncidentAnswers {
 export function renderIncidents(list: readonly IncidentView[], serviceName: string): IncidentAnswers {
   const incidents = list.map(incidentJson);
   return {
-    json: { body: JSON.stringify({ incidents }), headers: JSON_HEADERS },
+    json: { body: JSON.stringify({ incidents } satisfies z.infer<typeof IncidentList>), headers: JSON_HEADERS },
     html: { body: renderIncidentsPage(incidents, serviceName), headers: HTML_HEADERS },
   };
 }
@@ -43,3 +48,16 @@ export function incidentList(deps: { db: Db; clock: () => Date }, serviceName: s
     return html ? answers.html : answers.json;
   };
 }
+
+export const incidentListPaths: RawPaths = {
+  '/status/incidents': {
+    host: 'zone',
+    get: {
+      operationId: 'listIncidents',
+      summary: 'Incidents of the last 90 days, newest first: JSON, or a page for a browser (`Accept: text/html`).',
+      tags: ['Status'],
+      security: [],
+      responses: { '200': { description: 'The list.', content: { 'application/json': IncidentList, 'text/html': TEXT } }, '5XX': SERVER_FAULT },
+    },
+  },
+};

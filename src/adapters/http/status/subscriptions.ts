@@ -13,12 +13,14 @@
 //   Origin and without signing in (RFC 8058 one-click, `List-Unsubscribe=One-Click`).
 // Pages carry a token in their URL: no path or token leaves them as a referrer, nothing caches them.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
 import { AppError, badRequest, forbidden, internalError } from '../../../domain/errors.js';
 import type { ClientInfo } from '../../../domain/context.js';
 import { isWellFormedToken } from '../../../infra/crypto/tokens.js';
 import { escapeHtml } from '../../../infra/html/escape.js';
 import { rawHeader } from '../hosts.js';
 import { writeProblem } from '../problem.js';
+import { page as pageAnswer, problem, queryParameter, RETRY_AFTER, SERVER_FAULT, type RawPaths } from '../openapi-paths.js';
 
 export interface SubscriptionDepsForZone {
   subscribe(email: unknown, client: ClientInfo): Promise<void>;
@@ -222,3 +224,81 @@ export function subscriptionHandler(deps: SubscriptionDepsForZone): (req: Incomi
       );
   };
 }
+
+// What the paths read (the address and the token are checked by the domain, with its own answers).
+const SubscribeJson = z.object({ email: z.string().max(254).meta({ format: 'email' }) });
+const SubscribeForm = z.object({ email: z.string() });
+const TokenForm = z.object({ token: z.string().optional() });
+const token = z.string();
+const BODY_OVER_8K = problem('The body is over 8 KiB.');
+
+export const statusSubscriptionPaths: RawPaths = {
+  [SUBSCRIBE_PATH]: {
+    host: 'zone',
+    post: {
+      operationId: 'subscribeToStatus',
+      summary: 'Ask for incident and maintenance emails: a confirmation link is sent (double opt-in). The same answer whoever is subscribed.',
+      tags: ['Status'],
+      security: [],
+      requestBody: {
+        required: true,
+        // The form: the status page's own (Origin: the zone origin), answered with a page.
+        content: { 'application/json': SubscribeJson, 'application/x-www-form-urlencoded': SubscribeForm },
+      },
+      responses: {
+        '200': pageAnswer("The status page's form: a page saying a link is on its way."),
+        '202': { description: 'Accepted (JSON): a confirmation link goes out if the address can be subscribed.' },
+        '400': problem('Not an email address, or not JSON.'),
+        '403': problem('A JSON request from an Origin not in ALLOWED_ORIGINS, or a form not from the zone origin.'),
+        '413': BODY_OVER_8K,
+        '415': problem('Neither application/json nor the form encoding.'),
+        '429': problem('Too many requests from this network.', RETRY_AFTER),
+        '5XX': SERVER_FAULT,
+      },
+    },
+  },
+  [CONFIRM_PATH]: {
+    host: 'zone',
+    get: {
+      operationId: 'showStatusSubscriptionConfirm',
+      summary: 'The double opt-in link (24 hours, once) in a browser: a page with a Confirm button (a GET changes nothing: mail scanners open links).',
+      tags: ['Status'],
+      security: [],
+      parameters: [queryParameter('token', token, true)],
+      responses: { '200': pageAnswer('The page, its form carrying the token.'), '400': pageAnswer('Not a link token (a page).') },
+    },
+    post: {
+      operationId: 'confirmStatusSubscription',
+      summary: "The page's Confirm button: confirms the subscription its token names. Origin the zone origin, or none.",
+      tags: ['Status'],
+      security: [],
+      parameters: [queryParameter('token', token.meta({ description: 'When the body carries none.' }))],
+      requestBody: { required: false, content: { 'application/x-www-form-urlencoded': TokenForm } },
+      responses: {
+        '200': pageAnswer('Subscribed (a page).'),
+        '400': pageAnswer('Unknown, used or expired link (a page).'),
+        '403': problem('An Origin other than the zone origin (a cross-site form).'),
+        '413': BODY_OVER_8K,
+      },
+    },
+  },
+  [UNSUBSCRIBE_PATH]: {
+    host: 'zone',
+    get: {
+      operationId: 'showStatusUnsubscribe',
+      summary: 'The List-Unsubscribe link in a browser: a page with an Unsubscribe button (a GET changes nothing).',
+      tags: ['Status'],
+      security: [],
+      parameters: [queryParameter('token', token, true)],
+      responses: { '200': pageAnswer('The page.') },
+    },
+    post: {
+      operationId: 'unsubscribeFromStatus',
+      summary: 'One-click unsubscribe (RFC 8058): any Origin, any body (List-Unsubscribe=One-Click), no sign-in.',
+      tags: ['Status'],
+      security: [],
+      parameters: [queryParameter('token', token, true)],
+      responses: { '200': pageAnswer('Unsubscribed, or nothing to unsubscribe (a page).') },
+    },
+  },
+};

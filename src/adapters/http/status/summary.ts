@@ -1,12 +1,74 @@
 // GET /api/v2/summary.json on the zone host (API.md section 17): Statuspage's public summary, the
 // format aggregators, chat integrations and monitors already parse. Built from the roll-up (its
 // components, open incidents and upcoming maintenance), so it is rendered once per snapshot and
-// served like /status.
+// served like /status. The answer is typed from its schema (StatuspageSummary), which the OpenAPI
+// document prints.
+import { z } from 'zod';
 import type { IncidentJson, MaintenanceJson } from '../../../domain/status/notices.js';
 import { isUnconfigured, type Rollup } from '../../../domain/status/rollup.js';
+import type { RawPaths } from '../openapi-paths.js';
 
-type ComponentState = 'operational' | 'degraded_performance' | 'partial_outage' | 'major_outage' | 'under_maintenance';
-type Indicator = 'none' | 'minor' | 'major' | 'critical';
+const INDICATORS = ['none', 'minor', 'major', 'critical'] as const;
+const COMPONENT_STATES = ['operational', 'degraded_performance', 'partial_outage', 'major_outage', 'under_maintenance'] as const;
+type ComponentState = (typeof COMPONENT_STATES)[number];
+type Indicator = (typeof INDICATORS)[number];
+
+const time = z.string().meta({ format: 'date-time' });
+const ComponentRef = z.object({ id: z.string(), name: z.string(), status: z.enum(COMPONENT_STATES) });
+const IncidentUpdate = z.object({ id: z.string(), status: z.string(), body: z.string(), incident_id: z.string(), created_at: time, updated_at: time, display_at: time });
+
+/** Statuspage's summary (https://metastatuspage.com/api/v2), as far as this page fills it in. */
+export const StatuspageSummary = z.object({
+  page: z.object({ id: z.string(), name: z.string(), url: z.string(), time_zone: z.string(), updated_at: time }),
+  status: z.object({ indicator: z.enum(INDICATORS), description: z.string() }),
+  components: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      status: z.enum(COMPONENT_STATES),
+      created_at: z.null(),
+      updated_at: time,
+      position: z.number().int(),
+      description: z.null(),
+      showcase: z.boolean(),
+      group_id: z.null(),
+      group: z.boolean(),
+      only_show_if_degraded: z.boolean(),
+    }),
+  ),
+  incidents: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      status: z.string(),
+      impact: z.string(),
+      created_at: time,
+      updated_at: time,
+      started_at: time,
+      monitoring_at: time.nullable(),
+      resolved_at: time.nullable(),
+      shortlink: z.string(),
+      incident_updates: z.array(IncidentUpdate),
+      components: z.array(ComponentRef),
+    }),
+  ),
+  scheduled_maintenances: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      status: z.enum(['scheduled', 'in_progress']),
+      impact: z.literal('maintenance'),
+      created_at: time,
+      updated_at: time,
+      scheduled_for: time,
+      scheduled_until: time,
+      shortlink: z.string(),
+      incident_updates: z.array(IncidentUpdate),
+      components: z.array(ComponentRef),
+    }),
+  ),
+});
+type Summary = z.infer<typeof StatuspageSummary>;
 
 const RANK: Record<Indicator, number> = { none: 0, minor: 1, major: 2, critical: 3 };
 const DESCRIPTION: Record<Indicator, string> = {
@@ -31,14 +93,14 @@ function componentState(name: string, ok: boolean, incidents: readonly IncidentJ
   return state;
 }
 
-const updatesOf = (incidentId: string, updates: IncidentJson['updates']) =>
+const updatesOf = (incidentId: string, updates: IncidentJson['updates']): Summary['incidents'][number]['incident_updates'] =>
   updates.map((u, n) => ({ id: `${incidentId}-${updates.length - n}`, status: u.status, body: u.message, incident_id: incidentId, created_at: u.at, updated_at: u.at, display_at: u.at }));
 
-export function statuspageSummary(rollup: Rollup, serviceName: string, pageUrl: string): unknown {
+export function statuspageSummary(rollup: Rollup, serviceName: string, pageUrl: string): Summary {
   const incidents = rollup.incidents ?? [];
   const maintenances = rollup.maintenances ?? [];
   // A component that is not configured is not part of the page (Statuspage has no state for it).
-  const components = rollup.components.filter((c) => !isUnconfigured(c)).map((c, position) => ({
+  const components = rollup.components.filter((c) => !isUnconfigured(c)).map((c, position): Summary['components'][number] => ({
     id: c.name,
     name: c.name,
     status: componentState(c.name, c.ok, incidents, maintenances),
@@ -61,7 +123,7 @@ export function statuspageSummary(rollup: Rollup, serviceName: string, pageUrl: 
     page: { id: 'status', name: serviceName, url: pageUrl, time_zone: 'Etc/UTC', updated_at: updatedAt },
     status: { indicator, description: DESCRIPTION[indicator] },
     components,
-    incidents: incidents.map((i) => ({
+    incidents: incidents.map((i): Summary['incidents'][number] => ({
       id: i.id,
       name: i.title,
       status: i.status,
@@ -75,7 +137,7 @@ export function statuspageSummary(rollup: Rollup, serviceName: string, pageUrl: 
       incident_updates: updatesOf(i.id, i.updates),
       components: componentRefs(i.components),
     })),
-    scheduled_maintenances: maintenances.map((m) => ({
+    scheduled_maintenances: maintenances.map((m): Summary['scheduled_maintenances'][number] => ({
       id: m.id,
       name: m.title,
       status: m.active ? 'in_progress' : 'scheduled',
@@ -90,3 +152,17 @@ export function statuspageSummary(rollup: Rollup, serviceName: string, pageUrl: 
     })),
   };
 }
+
+export const statuspageSummaryPaths: RawPaths = {
+  '/api/v2/summary.json': {
+    host: 'zone',
+    get: {
+      operationId: 'getStatuspageSummary',
+      summary: "Statuspage's public summary format: page, status indicator, components, unresolved incidents, scheduled maintenance.",
+      tags: ['Status'],
+      security: [],
+      externalDocs: { url: 'https://metastatuspage.com/api/v2', description: "Statuspage's public API" },
+      responses: { '200': { description: 'The summary.', content: { 'application/json': StatuspageSummary } } },
+    },
+  },
+};

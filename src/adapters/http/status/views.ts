@@ -2,11 +2,13 @@
 // exact bytes and header lists. Rendered once per snapshot: the status service hands out the same
 // snapshot object until it refreshes (or reads a newer history), so serving a cached roll-up is an
 // identity check, a lookup and a write.
+import type { z } from 'zod';
 import type { History } from '../../../domain/status/history.js';
 import { COMPONENTS, type ComponentName, type Rollup } from '../../../domain/status/rollup.js';
 import type { Snapshot } from '../../../domain/status/service.js';
 import { badgeEndpoint, badgeFace, badgeSvg } from './badges.js';
 import { renderStatusPage } from './page.js';
+import type { StatusRollup } from './schemas.js';
 import { statuspageSummary } from './summary.js';
 
 export interface Rendered {
@@ -52,7 +54,7 @@ function renderBadge(svg: string): Rendered {
 }
 
 function renderView(rollup: Rollup, serviceName: string, pageUrl: string, history: History | null): SnapshotView {
-  const json = JSON.stringify(rollup);
+  const json = JSON.stringify(rollup satisfies z.infer<typeof StatusRollup>);
   const summary = JSON.stringify(statuspageSummary(rollup, serviceName, pageUrl));
   const html = renderStatusPage(rollup, serviceName, history);
   const badges = { overall: renderBadge(badgeSvg(badgeFace(rollup, 'overall'))) } as SnapshotView['badges'];
