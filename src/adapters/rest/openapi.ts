@@ -4,7 +4,7 @@
 //   request against), with the GraphQL arguments' descriptions;
 // - answers from each route's response schema (which its `respond` is typed to produce);
 // - who may call from the route (public or not) and, for service tokens, from the same scope
-//   reach the server enforces (token-scopes.ts);
+//   reach the server enforces (the fields' tokenScopes, token-scopes.ts);
 // - error statuses from the route's kind plus its own list, all problem+json.
 // The paths that are plain HTTP (provider redirects, the edge's and the operators' internal calls,
 // health and metrics, cards and the status page) declare themselves next to their handlers, with
@@ -12,6 +12,7 @@
 // test checks that every path the server registers on the API host is in the document.
 import { Kind, type GraphQLSchema } from 'graphql';
 import { z } from 'zod';
+import { TOKEN_SCOPES } from '../../domain/tokens/scopes.js';
 import { firstUnreachable } from '../graphql/token-scopes.js';
 import { cardPaths } from '../http/card-host.js';
 import { problem as problemAnswer, RETRY_AFTER, SERVER_FAULT, type BodySchema, type Content, type RawHost, type RawPaths, type RawResponse } from '../http/openapi-paths.js';
@@ -43,7 +44,8 @@ export interface OpenApiOptions {
   version: string;
 }
 
-const TOKEN_SCOPES = ['account:read', 'tunnels:read', 'tunnels:write'] as const;
+/** The service-token scopes, in the document's order. */
+const SCOPES = [...TOKEN_SCOPES].sort();
 
 const TAGS: { name: string; prefixes: string[]; description: string }[] = [
   { name: 'Sign-in providers', prefixes: ['/auth/oauth/', '/api/account/sso/'], description: 'SSO with Google and GitHub, and safe linking to a password account.' },
@@ -114,7 +116,7 @@ function operationIdOf(route: RestRoute): string {
 
 function securityOf(schema: GraphQLSchema, route: RestRoute): Json[] {
   if (route.public) return [];
-  const scopes = TOKEN_SCOPES.filter((scope) => firstUnreachable(schema, route.document, [scope]) === null);
+  const scopes = SCOPES.filter((scope) => firstUnreachable(schema, route.document, [scope]) === null);
   return [{ cookie: [] }, { sessionBearer: [] }, ...scopes.map((scope) => ({ serviceToken: [scope] }))];
 }
 
