@@ -1,5 +1,6 @@
 // argon2id hashing. Parameters follow OWASP's argon2id minimum (19 MiB, 2 passes, 1 lane); a
 // stored hash made with other parameters is re-hashed at the next successful sign-in.
+import { availableParallelism } from 'node:os';
 import argon2 from 'argon2';
 import { invalidInput } from '../errors.js';
 
@@ -19,8 +20,36 @@ export function assertPasswordLength(password: string, field: 'password' | 'newP
   }
 }
 
+/**
+ * How many argon2 computations run at once. They run on libuv's threads (4 unless
+ * UV_THREADPOOL_SIZE says otherwise), each with its own 19 MiB buffer that the C allocator keeps
+ * once freed. More at once than there are cores adds no throughput, only resident memory and
+ * threads taken from DNS and file work; the rest wait their turn, in order.
+ */
+export const ARGON2_AT_ONCE = Math.max(1, Math.min(availableParallelism(), 4));
+let running = 0;
+const waiting: (() => void)[] = [];
+
+/** argon2 computations under way (the gate's own count, for tests). */
+export function argon2Running(): number {
+  return running;
+}
+
+async function inTurn<T>(work: () => Promise<T>): Promise<T> {
+  if (running < ARGON2_AT_ONCE) running++;
+  else await new Promise<void>((resolve) => waiting.push(resolve));
+  try {
+    return await work();
+  } finally {
+    // The slot passes straight to the next in line, or frees.
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+}
+
 export function hashPassword(password: string): Promise<string> {
-  return argon2.hash(password, HASH_OPTIONS);
+  return inTurn(() => argon2.hash(password, HASH_OPTIONS));
 }
 
 export interface PasswordCheck {
@@ -30,7 +59,7 @@ export interface PasswordCheck {
 }
 
 export async function verifyPassword(hash: string, password: string): Promise<PasswordCheck> {
-  const valid = await argon2.verify(hash, password).catch(() => false);
+  const valid = await inTurn(() => argon2.verify(hash, password)).catch(() => false);
   if (!valid) return { valid, rehash: null };
   const rehash = argon2.needsRehash(hash, HASH_OPTIONS) ? await hashPassword(password) : null;
   return { valid, rehash };
@@ -41,5 +70,6 @@ let dummyHash: Promise<string> | null = null;
 /** Spends the same time as a real verification, so an unknown email is not told by timing. */
 export async function burnPasswordHash(password: string): Promise<void> {
   dummyHash ??= hashPassword('not-a-real-password-used-for-timing');
-  await argon2.verify(await dummyHash, password).catch(() => false);
+  const dummy = await dummyHash;
+  await inTurn(() => argon2.verify(dummy, password)).catch(() => false);
 }
