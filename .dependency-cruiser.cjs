@@ -1,5 +1,5 @@
 // The layering of src/ (docs/architecture.md), checked by `npm run lint`:
-//   adapters (http, graphql, rest, pages) → domain → infra; the composition root (main, app, deps)
+//   adapters (http, graphql, rest, pages) → domain → infra; the composition root (main, server, app, deps, workers)
 //   wires them and nothing imports it. No import cycle, between modules or between folders.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -41,10 +41,10 @@ module.exports = {
     },
     {
       name: 'nothing-imports-the-root',
-      comment: 'main.ts, app.ts and deps.ts compose everything; no layer depends on them (adapters get narrow deps).',
+      comment: 'main.ts, server.ts, app.ts, deps.ts and workers.ts compose everything; no layer depends on them (adapters get narrow deps).',
       severity: 'error',
       from: { path: '^src/(domain|infra|adapters)/' },
-      to: { path: '^src/(main|app|deps)\\.ts$' },
+      to: { path: '^src/(main|server|app|deps|workers)\\.ts$' },
     },
     {
       name: 'only-stores-import-the-database-client',

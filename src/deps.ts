@@ -6,7 +6,6 @@ import type { DomainDeps } from './domain/context.js';
 import { systemClock } from './domain/clock.js';
 import { wireAccountView } from './domain/accounts/account-view.js';
 import { wireIntrospections } from './domain/oauth/introspection-cache.js';
-import { startRetention } from './domain/retention/retention.js';
 import { SessionTouches } from './domain/sessions/touches.js';
 import { EXPIRY_STEP_MS, SESSION_ABSOLUTE_LIFETIME_MS } from './domain/sessions/session.js';
 import { BackgroundWork } from './infra/background.js';
@@ -46,6 +45,7 @@ export interface Deps extends DomainDeps {
   background: BackgroundWork;
   /** The enabled SSO providers (arctic clients), built once. */
   providers: ReadonlyMap<ProviderName, SsoProvider>;
+  /** Closes the connections; the background jobs (workers.ts) are stopped before. */
   close(): Promise<void>;
 }
 
@@ -103,13 +103,10 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     ...(opts.mailPollMs !== undefined ? { pollMs: opts.mailPollMs } : {}),
     ...(opts.mailRetryBaseMs !== undefined ? { retryBaseMs: opts.mailRetryBaseMs } : {}),
   });
-  mailWorker.start();
   const events = new DomainEvents(logger);
   wireAccountView({ events, cache });
   wireIntrospections({ events, cache, db: database.prisma });
   const background = new BackgroundWork(logger);
-  // What is past its time goes: hourly, in bounded batches, one instance at a time (a lease).
-  const stopRetention = startRetention({ sql: database.sql, clock, logger });
   // Through the deps' own `sql` (a test's statement spy sees the batch).
   const touches = new SessionTouches({ sql: (text, values) => deps.sql(text, values), logger, absoluteLifetimeMs: SESSION_ABSOLUTE_LIFETIME_MS, expiryStepMs: EXPIRY_STEP_MS });
   const metrics = createMetrics();
@@ -133,7 +130,6 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     ...(opts.webhookFetch ? { fetchOptions: opts.webhookFetch } : {}),
     ...(opts.webhookPollMs !== undefined ? { pollMs: opts.webhookPollMs } : {}),
   });
-  webhookWorker.start();
   const breachCheckFailures = new Counter({
     name: 'breached_password_check_failures_total',
     help: 'Breached-password range checks that failed open, by reason (timeout, unreachable, bad_status, bad_body)',
@@ -170,10 +166,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     async close() {
       // After-reply work first, while the database and the cache it uses are still open.
       await background.drain();
-      await stopRetention();
       await touches.close();
-      await webhookWorker.stop();
-      await mailWorker.stop();
       transport.close();
       await cache.close();
       await database.close();

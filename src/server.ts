@@ -3,7 +3,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './infra/config.js';
 import { createDeps } from './deps.js';
 import { startTracing } from './infra/observability/tracing.js';
-import { startStatusRefresher } from './domain/status/refresher.js';
+import { startWorkers } from './workers.js';
 import { missingStartSettings } from './infra/runtime-flags.js';
 
 async function main(): Promise<void> {
@@ -21,8 +21,7 @@ async function main(): Promise<void> {
   const deps = await createDeps(config);
   const app = await buildApp(deps);
   const address = await app.listen();
-  // The status roll-up every 10 s without traffic, one instance per window (API.md 11).
-  const statusRefresher = startStatusRefresher(deps);
+  const workers = startWorkers(deps);
   deps.logger.info(
     {
       address,
@@ -42,8 +41,8 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
     try {
-      await statusRefresher.stop();
       await app.close();
+      await workers.stop();
       await deps.close();
       await tracing?.shutdown();
     } finally {

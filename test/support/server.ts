@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { buildApp, type BuiltApp } from '../../src/app.js';
+import { startWorkers } from '../../src/workers.js';
 import { loadConfig } from '../../src/infra/config.js';
 import { createDeps, type Deps } from '../../src/deps.js';
 import { lazyFixture, useFixture, type FixtureOptions } from './fixture.js';
@@ -96,6 +97,8 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     webhookPollMs: 200,
   });
   const app = await buildApp(deps);
+  // The status refresher stays off: status tests drive its ticks themselves.
+  const workers = startWorkers(deps, { statusRefresher: false });
   const address = await app.listen(opts.port ?? 0, '127.0.0.1');
   const url = address.replace('127.0.0.1', 'localhost');
   // Every answer from a REST path is checked against the server's own OpenAPI document.
@@ -115,6 +118,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     },
     async close() {
       await app.close();
+      await workers.stop();
       await deps.close();
       if (ownSmtp) await smtp.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -131,7 +131,7 @@ export class StatusRefresher {
   }
 }
 
-/** The refresher of an app instance (main.ts starts it and stops it on shutdown). */
+/** The refresher of an app instance (src/workers.ts starts it and stops it on shutdown). */
 export function startStatusRefresher(deps: StatusServiceDeps): StatusRefresher {
   return new StatusRefresher(deps).start();
 }
