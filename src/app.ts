@@ -18,6 +18,7 @@ import { registerHealthRoutes } from './adapters/http/routes/health.js';
 import { registerInternalTunnelRoutes } from './adapters/http/routes/internal-tunnels.js';
 import { registerInternalOAuthClientRoutes } from './adapters/http/routes/internal-oauth-clients.js';
 import { createMetricsServer, registerMetricsRoute } from './adapters/http/routes/metrics.js';
+import { registerProblemRoutes } from './adapters/http/routes/problems.js';
 import { registerOAuthRoutes } from './adapters/http/routes/oauth.js';
 import { registerOAuthServerRoutes } from './adapters/http/routes/oauth-server.js';
 import { OAuthServer } from './adapters/oauth/oauth-server.js';
@@ -81,9 +82,10 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     allowedOrigins: config.allowedOrigins,
     clientIp: rawClientIp(config.trustProxy),
     serviceName: config.serviceName,
+    baseUrl: config.baseUrl,
   });
-  const zoneHost = createZoneHandler({ status: statusService(deps), incidents: incidentList(deps, config.serviceName), feed, subscriptions, views: statusViews(config.serviceName, zonePageUrl(config)), metrics });
-  const cards = createCardHandlers({ resolver, metrics, logger });
+  const zoneHost = createZoneHandler({ status: statusService(deps), incidents: incidentList(deps, config.serviceName), feed, subscriptions, views: statusViews(config.serviceName, zonePageUrl(config)), metrics, baseUrl: config.baseUrl });
+  const cards = createCardHandlers({ resolver, metrics, logger, baseUrl: config.baseUrl });
 
   const fastify = Fastify({
     // pino's Logger type is wider than Fastify's base logger interface; the instance is the same.
@@ -94,7 +96,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     trustProxy: trustProxyOption(config.trustProxy),
     return503OnClosing: true,
     frameworkErrors,
-    serverFactory: (api) => createHostRoutedServer({ zone: config.zone, apiHostname: config.apiHostname, zoneHost, cards, logger }, api),
+    serverFactory: (api) => createHostRoutedServer({ zone: config.zone, apiHostname: config.apiHostname, zoneHost, cards, logger, baseUrl: config.baseUrl }, api),
   });
 
   const routes: string[] = [];
@@ -105,7 +107,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   await fastify.register(cookie);
   registerCors(fastify, config);
   registerSessionAuth(fastify, deps);
-  registerErrorHandlers(fastify, metrics, { browserNotFound: browserNotFound({ serviceName: config.serviceName, appUrl: config.appUrl, zoneOrigin: zoneOrigin(config) }) });
+  registerErrorHandlers(fastify, metrics, { baseUrl: config.baseUrl, browserNotFound: browserNotFound({ serviceName: config.serviceName, appUrl: config.appUrl, zoneOrigin: zoneOrigin(config) }) });
 
   const contextOf = (req: FastifyRequest, reply: FastifyReply): GraphQLContext => ({
     deps,
@@ -120,6 +122,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     production: config.production,
     introspection: config.graphqlIntrospection,
     logger,
+    baseUrl: config.baseUrl,
     context: ({ req, reply }) => contextOf(req, reply),
   });
   registerGraphQLRoute(fastify, yoga);
@@ -140,6 +143,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   registerInternalOAuthClientRoutes(fastify, deps, config.internalApiToken);
   registerInternalStatusRoutes(fastify, deps, config.internalApiToken);
   registerHealthRoutes(fastify, deps);
+  registerProblemRoutes(fastify, config.baseUrl);
   registerFavicon(fastify);
   registerMetricsRoute(fastify, deps);
 

@@ -3,7 +3,7 @@
 // framework's 4xx refusals are the client's and become BAD_REQUEST; anything else is an internal
 // fault, answered as UNAVAILABLE with status 500 and a fixed message (and logged by the caller).
 import { GraphQLError } from 'graphql';
-import { AppError, badRequest, internalError, isErrorCode, unauthenticated } from '../domain/errors.js';
+import { AppError, badRequest, internalError, isErrorCode, notSignedIn, PROBLEMS, unauthenticated, type ErrorCode, type ProblemType } from '../domain/errors.js';
 
 export const BODY_LIMIT = 64 * 1024;
 
@@ -13,17 +13,35 @@ export interface Classified {
   internal: boolean;
 }
 
-export const bodyTooLarge = () => badRequest('The request body is larger than 64 KiB.', 413);
-export const unsupportedMediaType = () => badRequest('Send the request body as application/json.', 415);
-export const malformedRequest = () => badRequest('The request is malformed.');
-export const malformedUrl = (status = 400) => badRequest('The request URL is malformed or too long.', status);
+export const bodyTooLarge = () => badRequest(PROBLEMS.bodyTooLarge, 'The request body is larger than 64 KiB.');
+export const unsupportedMediaType = () => badRequest(PROBLEMS.unsupportedMediaType, 'Send the request body as application/json.');
+export const malformedRequest = () => badRequest(PROBLEMS.requestMalformed, 'The request is malformed.');
+/** A router refusal of the URL: 414 for an over-long parameter, otherwise the framework's status (400). */
+export const malformedUrl = (status = 400) =>
+  status === 414
+    ? badRequest(PROBLEMS.uriTooLong, 'The request URL is malformed or too long.')
+    : new AppError(PROBLEMS.malformedUrl, 'The request URL is malformed or too long.', status === 400 ? {} : { status });
+
+/** A GraphQL error of the client's own (syntax, validation, coercion, limits) with a catalog code: the entry it stands for. */
+const GRAPHQL_PROBLEM: Record<ErrorCode, ProblemType> = {
+  BAD_REQUEST: PROBLEMS.graphqlInvalid,
+  UNAUTHENTICATED: PROBLEMS.signInRequired,
+  FORBIDDEN: PROBLEMS.scopeInsufficient,
+  REAUTH_REQUIRED: PROBLEMS.reauthRequired,
+  NOT_FOUND: PROBLEMS.notFound,
+  CONFLICT: PROBLEMS.graphqlInvalid,
+  RATE_LIMITED: PROBLEMS.rateLimited,
+  UNAVAILABLE: PROBLEMS.internalError,
+};
+
+/** The catalog entry of a GraphQL error that is not an AppError (Yoga's, graphql-js's, the armor's). */
+export const graphqlProblem = (code: unknown): ProblemType => (isErrorCode(code) ? GRAPHQL_PROBLEM[code] : PROBLEMS.graphqlInvalid);
 
 export function classifyError(err: unknown): Classified {
   const original = err instanceof GraphQLError ? err.originalError : err;
   if (original instanceof AppError) return { error: original, internal: false };
   if (err instanceof GraphQLError && (!original || original instanceof GraphQLError)) {
-    const code = err.extensions?.code;
-    return { error: new AppError(isErrorCode(code) ? code : 'BAD_REQUEST', err.message), internal: false };
+    return { error: new AppError(graphqlProblem(err.extensions?.code), err.message), internal: false };
   }
   const statusCode = (original as { statusCode?: unknown } | null | undefined)?.statusCode;
   if (statusCode === 413) return { error: bodyTooLarge(), internal: false };
@@ -49,4 +67,4 @@ export const INVALID_TOKEN_DETAIL = 'The token is invalid or has expired. Sign i
  * one is asked to sign in.
  */
 export const signInRequired = (presentedBearer: boolean): AppError =>
-  presentedBearer ? new AppError('UNAUTHENTICATED', INVALID_TOKEN_DETAIL) : unauthenticated();
+  presentedBearer ? unauthenticated(PROBLEMS.invalidToken, INVALID_TOKEN_DETAIL) : notSignedIn();

@@ -1,6 +1,6 @@
 // Email addresses (API.md section 3): at most 254 characters, local part at most 64, stored as
 // given, compared case-insensitively through the normalized (lowercased) form.
-import { invalidInput } from './errors.js';
+import { invalidInput, PROBLEMS } from './errors.js';
 
 // Pragmatic shape check: one @, a dot-atom-ish local part of ASCII atext (RFC 5321; the same set
 // the GraphQL EmailAddress scalar serializes, so an accepted address can always be answered), a
@@ -21,7 +21,7 @@ export function parseEmail(raw: string, field = 'email'): string {
   const email = raw.trim();
   const at = email.lastIndexOf('@');
   if (email.length > 254 || at < 1 || at > 64 || !SHAPE.test(email) || hasControlCharacter(email)) {
-    throw invalidInput(field, 'Enter a valid email address.');
+    throw invalidInput(PROBLEMS.invalidEmail, field, 'Enter a valid email address.');
   }
   return email;
 }

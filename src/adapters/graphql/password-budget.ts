@@ -5,6 +5,7 @@
 // their names is read from the schema once, when the rule first meets it.
 import { GraphQLError, Kind, type GraphQLSchema, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
 import { hashesPassword } from './field-policy.js';
+import { PROBLEMS } from '../../domain/problems.js';
 
 const passwordFieldsBySchema = new WeakMap<GraphQLSchema, ReadonlySet<string>>();
 
@@ -42,7 +43,7 @@ export const OnePasswordPerRequest: ValidationRule = (context) => ({
       context.reportError(
         new GraphQLError('At most one password operation (sign-up, sign-in, password change, …) per request.', {
           nodes: [node],
-          extensions: { code: 'BAD_REQUEST' },
+          extensions: { code: PROBLEMS.onePasswordOperation.code, problem: PROBLEMS.onePasswordOperation.slug },
         }),
       );
     }

@@ -6,8 +6,9 @@
 // null) pass without a look. The answer is kept per document and scope set, so a token's repeated
 // request costs a map lookup.
 import { GraphQLError, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type GraphQLField, type GraphQLSchema } from 'graphql';
-import { forbidden, type AppError } from '../../domain/errors.js';
+import { type AppError, forbidden, PROBLEMS } from '../../domain/errors.js';
 import type { Viewer } from '../../domain/context.js';
+import { problemTypeUri } from '../../domain/problems.js';
 import { tokenScopesOf } from './field-policy.js';
 
 function reaches(field: GraphQLField<unknown, unknown> | null | undefined, scopes: readonly string[]): boolean {
@@ -49,11 +50,12 @@ export function tokenScopeError(schema: GraphQLSchema, document: DocumentNode, v
   let error = byScopes.get(key);
   if (error === undefined) {
     const field = firstUnreachable(schema, document, scopes);
-    error = field === null ? null : forbidden(`This service token's scopes (${key}) do not reach ${field}.`);
+    error = field === null ? null : forbidden(PROBLEMS.scopeInsufficient, `This service token's scopes (${key}) do not reach ${field}.`);
     byScopes.set(key, error);
   }
   return error;
 }
 
-/** The same refusal as a GraphQL error (Yoga's plugin), with the catalog's code. */
-export const asGraphQLError = (error: AppError): GraphQLError => new GraphQLError(error.message, { extensions: { code: error.code } });
+/** The same refusal as a GraphQL error (Yoga's plugin), with the catalog's code and type. */
+export const asGraphQLError = (error: AppError, baseUrl: string): GraphQLError =>
+  new GraphQLError(error.message, { extensions: { code: error.code, type: problemTypeUri(baseUrl, error.problem) } });

@@ -3,7 +3,7 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
-import { isErrorCode } from '../../domain/errors.js';
+import { problemBySlug, problemTypeUri } from '../../domain/problems.js';
 import type { Logger } from 'pino';
 import type { GraphQLContext } from './context.js';
 import { maskError } from './errors.js';
@@ -11,7 +11,7 @@ import { OnePasswordPerRequest } from './password-budget.js';
 import { schema } from './schema.js';
 import { asGraphQLError, tokenScopeError } from './token-scopes.js';
 import { GRAPHIQL_CSP, renderLocalGraphiQL } from '../console/graphiql.js';
-import { bearerChallenge } from '../errors.js';
+import { bearerChallenge, graphqlProblem } from '../errors.js';
 
 export interface YogaServerContext {
   req: FastifyRequest;
@@ -19,16 +19,20 @@ export interface YogaServerContext {
 }
 
 // Validation errors skip error masking and carry Yoga's GRAPHQL_VALIDATION_FAILED; the contract
-// allows only the catalog's codes (API.md section 5), so they become BAD_REQUEST.
-const catalogValidationCodes: Plugin = {
+// allows only the catalog's codes (API.md section 5), so they become BAD_REQUEST, typed
+// graphql-invalid (a rule of ours names its own entry in extensions.problem).
+const catalogValidationCodes = (baseUrl: string): Plugin => ({
   onValidate: () => ({ valid, result }) => {
     if (valid) return;
     for (const error of result) {
       const extensions = error.extensions as Record<string, unknown>;
-      if (!isErrorCode(extensions.code)) extensions.code = 'BAD_REQUEST';
+      const problem = (typeof extensions.problem === 'string' ? problemBySlug(extensions.problem) : undefined) ?? graphqlProblem(extensions.code);
+      delete extensions.problem;
+      extensions.code = problem.code;
+      extensions.type = problemTypeUri(baseUrl, problem);
     }
   },
-};
+});
 
 // In production the schema is not served to strangers (GRAPHQL_INTROSPECTION turns it back on).
 const onePasswordPerRequest: Plugin = {
@@ -50,12 +54,12 @@ const graphiqlHeaders: Plugin = {
 };
 
 // A service token reaches only what its scopes name (token-scopes.ts), before anything runs.
-const tokenScopes: Plugin = {
+const tokenScopes = (baseUrl: string): Plugin => ({
   onExecute: ({ args, setResultAndStopExecution }) => {
     const error = tokenScopeError(args.schema, args.document, (args.contextValue as unknown as GraphQLContext).viewer);
-    if (error) setResultAndStopExecution({ errors: [asGraphQLError(error)] });
+    if (error) setResultAndStopExecution({ errors: [asGraphQLError(error, baseUrl)] });
   },
-};
+});
 
 // A bearer token that did not authenticate (unknown, expired, revoked) is answered as signed out,
 // as ever (`me: null`, UNAUTHENTICATED errors, HTTP 200), and the answer says why: RFC 6750's
@@ -79,6 +83,8 @@ export function createGraphQLServer(opts: {
   production: boolean;
   introspection: boolean;
   logger: Logger;
+  /** BASE_URL: errors carry their problem type's URI under it in extensions.type. */
+  baseUrl: string;
   context: (server: YogaServerContext) => GraphQLContext;
 }) {
   return createYoga<YogaServerContext, GraphQLContext>({
@@ -91,15 +97,15 @@ export function createGraphQLServer(opts: {
     // reflect any Origin with credentials.
     cors: false,
     logging: false,
-    maskedErrors: { maskError: (error) => maskError(error) },
+    maskedErrors: { maskError: (error) => maskError(error, opts.baseUrl) },
     context: ({ req, reply }) => opts.context({ req, reply }),
     plugins: [
       graphiqlHeaders,
       invalidTokenChallenge,
-      tokenScopes,
+      tokenScopes(opts.baseUrl),
       onePasswordPerRequest,
       ...(opts.introspection ? [] : [noIntrospection]),
-      catalogValidationCodes,
+      catalogValidationCodes(opts.baseUrl),
       EnvelopArmorPlugin({
         maxDepth: { n: 10, flattenFragments: true, ignoreIntrospection: true },
         costLimit: { maxCost: 5000, ignoreIntrospection: true },

@@ -1,7 +1,7 @@
 // `Authorization: Bearer <token>`: read once here for sessions, the internal API and /metrics.
 import type { FastifyRequest } from 'fastify';
 import { sameSecret } from '../../infra/crypto/tokens.js';
-import { unauthenticated } from '../../domain/errors.js';
+import { PROBLEMS, unauthenticated } from '../../domain/errors.js';
 
 export function bearerToken(header: string | undefined): string | null {
   const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
@@ -20,6 +20,6 @@ export function hasBearer(header: string | undefined, expected: string): boolean
  */
 export function requireInternalToken(expected: string): (req: FastifyRequest) => Promise<void> {
   return async (req) => {
-    if (!hasBearer(req.headers.authorization, expected)) throw unauthenticated('The internal API token is required.');
+    if (!hasBearer(req.headers.authorization, expected)) throw unauthenticated(PROBLEMS.internalTokenRequired, 'The internal API token is required.');
   };
 }

@@ -10,7 +10,7 @@ import type { Resolution } from '../../domain/cards/lookup.js';
 import type { CardResolver } from '../../domain/cards/resolver.js';
 import { throttled } from '../../infra/observability/log-throttle.js';
 import type { Metrics } from '../../infra/observability/metrics.js';
-import { METADATA_PREFLIGHT, METHOD_NOT_ALLOWED, NOT_FOUND, PREFLIGHT, UNAVAILABLE } from './card-responses.js';
+import { cardProblems, METADATA_PREFLIGHT, PREFLIGHT } from './card-responses.js';
 import { cardViews, etagMatches, renderDocument, type CardView } from './card-view.js';
 import { problem, type RawOperation, type RawPaths } from './openapi-paths.js';
 import { writeListed } from './problem.js';
@@ -22,6 +22,8 @@ export interface CardHostDeps {
   resolver: Pick<CardResolver, 'peek' | 'resolve'>;
   metrics: Pick<Metrics, 'hotDuration'>;
   logger: Logger;
+  /** BASE_URL, under which problem types live. */
+  baseUrl: string;
 }
 
 export interface CardHandlers {
@@ -52,7 +54,8 @@ function writeView(req: IncomingMessage, res: ServerResponse, view: CardView): n
   return 200;
 }
 
-export function createCardHandlers({ resolver, metrics, logger }: CardHostDeps): CardHandlers {
+export function createCardHandlers({ resolver, metrics, logger, baseUrl }: CardHostDeps): CardHandlers {
+  const { NOT_FOUND, UNAVAILABLE, METHOD_NOT_ALLOWED } = cardProblems(baseUrl);
   const observe = routeDurations(metrics.hotDuration);
   const viewOf = cardViews();
   const prmViews = new WeakMap<Resolution, CardView>();

@@ -1,26 +1,24 @@
 // The fixed answers of card hosts, rendered once. Every 404 is the same bytes (an unknown host, a
 // non-discoverable tunnel, another path), so a 404 never tells whether a tunnel exists.
 import type { OutgoingHttpHeaders } from 'node:http';
-import { badRequest, notFound, unavailable, type AppError } from '../../domain/errors.js';
-import { listed, problemResponse, type FixedResponse } from './problem.js';
+import { type AppError, badRequest, notFound, PROBLEMS, unavailable } from '../../domain/errors.js';
+import { listed, problemResponse, type FixedResponse, type ListedResponse } from './problem.js';
 
-const cardProblem = (e: AppError, extra: OutgoingHttpHeaders = {}): FixedResponse =>
-  problemResponse(e, {
-    'cache-control': 'no-store',
-    'access-control-allow-origin': '*',
-    'x-content-type-options': 'nosniff',
-    ...extra,
-  });
-
-export const NOT_FOUND = listed(cardProblem(notFound()));
-
-export const UNAVAILABLE = listed(cardProblem(unavailable('The tunnel directory cannot be reached right now. Try again shortly.', 502)));
-
-export const METHOD_NOT_ALLOWED = listed(
-  cardProblem(badRequest('Card paths answer GET, HEAD and OPTIONS.', 405), {
-    allow: 'GET, HEAD, OPTIONS',
-  }),
-);
+/** The problem answers of card hosts, rendered once per server (their `type` is under BASE_URL). */
+export function cardProblems(baseUrl: string): Record<'NOT_FOUND' | 'UNAVAILABLE' | 'METHOD_NOT_ALLOWED', ListedResponse> {
+  const cardProblem = (e: AppError, extra: OutgoingHttpHeaders = {}): FixedResponse =>
+    problemResponse(e, baseUrl, {
+      'cache-control': 'no-store',
+      'access-control-allow-origin': '*',
+      'x-content-type-options': 'nosniff',
+      ...extra,
+    });
+  return {
+    NOT_FOUND: listed(cardProblem(notFound(PROBLEMS.cardNotFound))),
+    UNAVAILABLE: listed(cardProblem(unavailable(PROBLEMS.directoryUnreachable, 'The tunnel directory cannot be reached right now. Try again shortly.'))),
+    METHOD_NOT_ALLOWED: listed(cardProblem(badRequest(PROBLEMS.methodNotAllowed, 'Card paths answer GET, HEAD and OPTIONS.'), { allow: 'GET, HEAD, OPTIONS' })),
+  };
+}
 
 /** The CORS preflight (API.md section 4): answered without resolving the host. */
 export const PREFLIGHT = listed({

@@ -5,7 +5,7 @@
 // not subject to it; requests without Origin (non-browser clients) pass.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../infra/config.js';
-import { forbidden } from '../../domain/errors.js';
+import { forbidden, PROBLEMS } from '../../domain/errors.js';
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
@@ -25,7 +25,7 @@ export function assertSameSiteWrite(req: FastifyRequest, config: Pick<Config, 'a
   if (via === 'bearer' || !WRITE_METHODS.has(req.method) || isOAuthProtocolPath(req.url)) return;
   const origin = req.headers.origin;
   if (origin !== undefined && !config.allowedOrigins.has(origin)) {
-    throw forbidden('Cross-site request refused: this origin may not make changes here.');
+    throw forbidden(PROBLEMS.crossSiteRefused, 'Cross-site request refused: this origin may not make changes here.');
   }
 }
 

@@ -3,7 +3,7 @@
 // asking for a page may get one instead: http/browser-not-found.ts); every
 // answer is timed by route pattern, and 5xx answers are logged (with email-link tokens redacted).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { notFound } from '../../domain/errors.js';
+import { notFound, PROBLEMS } from '../../domain/errors.js';
 import { redactLinks } from '../../infra/mail/transport.js';
 import type { Metrics } from '../../infra/observability/metrics.js';
 import { classifyError, malformedUrl } from '../errors.js';
@@ -15,11 +15,14 @@ export const frameworkErrors = (err: FastifyError, _req: unknown, reply: Paramet
 };
 
 export interface ErrorHandlerOptions {
+  /** BASE_URL: every problem's `type` is BASE_URL/problems/<slug>. */
+  baseUrl: string;
   /** A browser's answer to an unknown path (a page, a redirect), or undefined for the problem+json 404. */
   browserNotFound?: (req: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
 }
 
-export function registerErrorHandlers(app: FastifyInstance, metrics: Pick<Metrics, 'httpDuration'>, opts: ErrorHandlerOptions = {}): void {
+export function registerErrorHandlers(app: FastifyInstance, metrics: Pick<Metrics, 'httpDuration'>, opts: ErrorHandlerOptions): void {
+  app.decorate('problemBaseUrl', opts.baseUrl);
   app.setErrorHandler((err, req, reply) => {
     if (reply.raw.destroyed) {
       // The client hung up before its answer was written (e.g. Fastify's stream of Yoga's answer
@@ -32,7 +35,7 @@ export function registerErrorHandlers(app: FastifyInstance, metrics: Pick<Metric
     return sendProblem(reply, error);
   });
 
-  app.setNotFoundHandler((req, reply) => opts.browserNotFound?.(req, reply) ?? sendProblem(reply, notFound('No such endpoint.')));
+  app.setNotFoundHandler((req, reply) => opts.browserNotFound?.(req, reply) ?? sendProblem(reply, notFound(PROBLEMS.notFound, 'No such endpoint.')));
 
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';

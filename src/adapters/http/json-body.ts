@@ -3,7 +3,7 @@
 // a cross-site HTML form can send only form or text/plain bodies, so this also closes login CSRF
 // by form (API.md section 3).
 import type { FastifyInstance } from 'fastify';
-import { badRequest } from '../../domain/errors.js';
+import { badRequest, PROBLEMS } from '../../domain/errors.js';
 import { BODY_LIMIT } from '../errors.js';
 
 export function registerJsonBody(app: FastifyInstance): void {
@@ -14,7 +14,7 @@ export function registerJsonBody(app: FastifyInstance): void {
     try {
       done(null, JSON.parse(text));
     } catch {
-      done(badRequest('The request body is not valid JSON.'), undefined);
+      done(badRequest(PROBLEMS.invalidJson, 'The request body is not valid JSON.'), undefined);
     }
   };
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, parse);

@@ -3,6 +3,14 @@
 import { STATUS_CODES, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { ERROR_TITLE, type AppError } from '../../domain/errors.js';
+import { problemTypeUri } from '../../domain/problems.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** BASE_URL: problem types are BASE_URL/problems/<slug> (decorated by registerErrorHandlers). */
+    problemBaseUrl: string;
+  }
+}
 
 /**
  * An input of the request that is not acceptable, as RFC 9457's own example extends a problem:
@@ -38,9 +46,10 @@ const REASON_PHRASE: Readonly<Record<number, string>> = { 413: 'Content Too Larg
 /** A problem's title is the reason phrase of its status (a 415 is "Unsupported Media Type", whatever its code). */
 const titleOf = (e: AppError): string => REASON_PHRASE[e.status] ?? STATUS_CODES[e.status] ?? ERROR_TITLE[e.code];
 
-export function problemOf(e: AppError, errors?: InvalidInput[]): Problem {
+/** `baseUrl` is BASE_URL: the problem's `type` is its catalog entry's URI under it. */
+export function problemOf(e: AppError, baseUrl: string, errors?: InvalidInput[]): Problem {
   return {
-    type: 'about:blank',
+    type: problemTypeUri(baseUrl, e.problem),
     title: titleOf(e),
     status: e.status,
     detail: e.message,
@@ -49,8 +58,8 @@ export function problemOf(e: AppError, errors?: InvalidInput[]): Problem {
   };
 }
 
-export function problemResponse(e: AppError, extraHeaders: OutgoingHttpHeaders = {}, errors?: InvalidInput[]): FixedResponse {
-  const body = JSON.stringify(problemOf(e, errors));
+export function problemResponse(e: AppError, baseUrl: string, extraHeaders: OutgoingHttpHeaders = {}, errors?: InvalidInput[]): FixedResponse {
+  const body = JSON.stringify(problemOf(e, baseUrl, errors));
   const retry = e.extra.retryAfterSeconds;
   return {
     status: e.status,
@@ -100,10 +109,10 @@ export function writeListed(res: ServerResponse, r: ListedResponse): number {
 }
 
 export function sendProblem(reply: FastifyReply, e: AppError, extraHeaders: OutgoingHttpHeaders = {}, errors?: InvalidInput[]): FastifyReply {
-  const r = problemResponse(e, extraHeaders, errors);
+  const r = problemResponse(e, reply.server.problemBaseUrl, extraHeaders, errors);
   return reply.status(r.status).headers(r.headers).send(r.body);
 }
 
-export function writeProblem(res: ServerResponse, e: AppError, extraHeaders: OutgoingHttpHeaders = {}): number {
-  return writeListed(res, listed(problemResponse(e, extraHeaders)));
+export function writeProblem(res: ServerResponse, e: AppError, baseUrl: string, extraHeaders: OutgoingHttpHeaders = {}): number {
+  return writeListed(res, listed(problemResponse(e, baseUrl, extraHeaders)));
 }

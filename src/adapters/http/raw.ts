@@ -8,10 +8,11 @@ import { writeProblem } from './problem.js';
 export type RawHandler = (req: IncomingMessage, res: ServerResponse, hostname: string) => void | Promise<void>;
 
 /** A raw handler that cannot crash the process: a fault answers 500 problem+json (or drops the socket mid-answer). */
-export function guardRaw(handler: RawHandler, logger: Logger): RawHandler {
+/** `baseUrl` is BASE_URL, under which problem types live. */
+export function guardRaw(handler: RawHandler, logger: Logger, baseUrl: string): RawHandler {
   const fail = (err: unknown, res: ServerResponse) => {
     logger.error({ err: (err as Error).message }, 'raw handler failed');
-    if (!res.headersSent) writeProblem(res, internalError());
+    if (!res.headersSent) writeProblem(res, internalError(), baseUrl);
     else res.destroy();
   };
   return (req, res, hostname) => {

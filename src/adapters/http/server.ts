@@ -14,7 +14,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Logger } from 'pino';
 import type { CardHandlers } from './card-host.js';
 import { classifyHost, hostnameFrom, isCardPath, isValidHostValue, singleHostOf, type HostKind } from './hosts.js';
-import { badRequest } from '../../domain/errors.js';
+import { badRequest, PROBLEMS } from '../../domain/errors.js';
 import { listed, problemResponse, writeListed } from './problem.js';
 import { guardRaw, type RawHandler } from './raw.js';
 
@@ -22,7 +22,6 @@ import { guardRaw, type RawHandler } from './raw.js';
 const isLivenessPath = (url: string | undefined): boolean => url === '/healthz' || (url !== undefined && url.startsWith('/healthz?'));
 
 /** RFC 9112 §3.2: a request with several Host lines, or an invalid one, is answered 400 and not routed. */
-const BAD_HOST = listed(problemResponse(badRequest('The request needs exactly one valid Host header.'), { connection: 'close' }));
 
 export interface HostRoutes {
   zone: string;
@@ -30,12 +29,15 @@ export interface HostRoutes {
   zoneHost: RawHandler;
   cards: CardHandlers;
   logger: Logger;
+  /** BASE_URL, under which problem types live. */
+  baseUrl: string;
 }
 
 export function createHostRoutedServer(routes: HostRoutes, api: (req: IncomingMessage, res: ServerResponse) => void): Server {
-  const zoneHost = guardRaw(routes.zoneHost, routes.logger);
-  const tunnelHost = guardRaw(routes.cards.tunnelHost, routes.logger);
-  const customDomain = guardRaw(routes.cards.customDomain, routes.logger);
+  const BAD_HOST = listed(problemResponse(badRequest(PROBLEMS.badHost, 'The request needs exactly one valid Host header.'), routes.baseUrl, { connection: 'close' }));
+  const zoneHost = guardRaw(routes.zoneHost, routes.logger, routes.baseUrl);
+  const tunnelHost = guardRaw(routes.cards.tunnelHost, routes.logger, routes.baseUrl);
+  const customDomain = guardRaw(routes.cards.customDomain, routes.logger, routes.baseUrl);
   const { zone, apiHostname } = routes;
   // The last Host value routed and what it gave: clients send the same Host request after
   // request, and one string comparison replaces checking, lowercasing and classifying it again.

@@ -3,7 +3,7 @@
 // pre-rendered bytes.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { AppError, badRequest, internalError, notFound } from '../../domain/errors.js';
+import { AppError, badRequest, internalError, notFound, PROBLEMS } from '../../domain/errors.js';
 import type { StatusService } from '../../domain/status/service.js';
 import type { Metrics } from '../../infra/observability/metrics.js';
 import { FAVICON_PATH, writeFavicon } from './favicon.js';
@@ -25,12 +25,12 @@ export interface ZoneHostDeps {
   subscriptions?: (req: IncomingMessage, res: ServerResponse, path: string, method: string) => Promise<number> | null;
   views: StatusViews;
   metrics: Pick<Metrics, 'hotDuration'>;
+  /** BASE_URL, under which problem types live. */
+  baseUrl: string;
 }
 
 // Lists of strings, like every recurring raw answer (problem.ts, headerList): /healthz is asked
 // every few seconds by load balancers and by the roll-up's own api probe.
-const NOT_FOUND = listed(problemResponse(notFound()));
-const METHOD_NOT_ALLOWED = listed(problemResponse(badRequest('Only GET and HEAD are allowed here.', 405), { allow: 'GET, HEAD' }));
 const HEALTHY: ListedResponse = {
   status: 200,
   headers: ['content-type', 'text/plain; charset=utf-8', 'content-length', '2', 'cache-control', 'no-store'],
@@ -63,7 +63,9 @@ function write(method: string, res: ServerResponse, status: number, rendered: Re
 const writeStatus = (method: string, accept: string | undefined, res: ServerResponse, view: SnapshotView): number =>
   write(method, res, view.statusCode, wantsHtml(accept) ? view.html : view.json);
 
-export function createZoneHandler({ status, incidents, feed, subscriptions, views, metrics }: ZoneHostDeps): RawHandler {
+export function createZoneHandler({ status, incidents, feed, subscriptions, views, metrics, baseUrl }: ZoneHostDeps): RawHandler {
+  const NOT_FOUND = listed(problemResponse(notFound(PROBLEMS.notFound), baseUrl));
+  const METHOD_NOT_ALLOWED = listed(problemResponse(badRequest(PROBLEMS.methodNotAllowed, 'Only GET and HEAD are allowed here.'), baseUrl, { allow: 'GET, HEAD' }));
   const observe = routeDurations(metrics.hotDuration);
   return (req, res) => {
     const start = performance.now();
@@ -92,20 +94,20 @@ export function createZoneHandler({ status, incidents, feed, subscriptions, view
       if (ready) return observe(method, HISTORY_PATH, write(method, res, 200, views.history(ready)), start);
       return status.currentHistory().then(
         (h) => observe(method, HISTORY_PATH, write(method, res, 200, views.history(h)), start),
-        (err: unknown) => observe(method, HISTORY_PATH, writeProblem(res, err instanceof AppError ? err : internalError()), start),
+        (err: unknown) => observe(method, HISTORY_PATH, writeProblem(res, err instanceof AppError ? err : internalError(), baseUrl), start),
       );
     }
     if ((path === INCIDENTS_PATH || path === FEED_PATH) && readable) {
       return (path === FEED_PATH ? feed() : incidents(wantsHtml(rawHeader(req, 'accept')))).then(
         (r) => observe(method, path, write(method, res, 200, r), start),
-        (err: unknown) => observe(method, path, writeProblem(res, err instanceof AppError ? err : internalError()), start),
+        (err: unknown) => observe(method, path, writeProblem(res, err instanceof AppError ? err : internalError(), baseUrl), start),
       );
     }
     const subscription = subscriptions?.(req, res, path, method);
     if (subscription) {
       return subscription.then(
         (code) => observe(method, path, code, start),
-        (err: unknown) => observe(method, path, res.headersSent ? 500 : writeProblem(res, err instanceof AppError ? err : internalError()), start),
+        (err: unknown) => observe(method, path, res.headersSent ? 500 : writeProblem(res, err instanceof AppError ? err : internalError(), baseUrl), start),
       );
     }
     if (path === '/healthz' && readable) return observe(method, '/healthz', writeListed(res, HEALTHY), start);

@@ -11,7 +11,7 @@ import { createHmac } from 'node:crypto';
 import inject from 'light-my-request';
 import type { Provider } from 'oidc-provider';
 import type { ClientInfo, Viewer } from '../../domain/context.js';
-import { forbidden, notFound, unavailable } from '../../domain/errors.js';
+import { forbidden, notFound, PROBLEMS, unavailable } from '../../domain/errors.js';
 import { recordConsent } from '../../domain/oauth/consent.js';
 import { accessRefusal, allowedAccount, mayAccess, oauthResource } from '../../domain/oauth/resources.js';
 import { findGrant, setGrantTunnel } from '../../domain/oauth/store.js';
@@ -50,7 +50,7 @@ interface Running {
 }
 
 /** While the keys cannot be used (see start), every OAuth answer is this. */
-const unavailableHere = () => unavailable('OAuth sign-in is unavailable on this server right now. Try again later.');
+const unavailableHere = () => unavailable(PROBLEMS.oauthUnavailable, 'OAuth sign-in is unavailable on this server right now. Try again later.');
 
 export class OAuthServer {
   private running: Running | null = null;
@@ -145,17 +145,17 @@ export class OAuthServer {
 
   private async pending(uid: string, viewer: Viewer) {
     const interaction = await this.provider.Interaction.find(uid);
-    if (!interaction || interaction.result) throw notFound('This sign-in request is unknown, expired or already answered. Start again from the application.');
+    if (!interaction || interaction.result) throw notFound(PROBLEMS.authorizationNotFound, 'This sign-in request is unknown, expired or already answered. Start again from the application.');
     // Bound to the first session that opens it: another browser cannot decide it.
     const cache = this.deps.cache;
     const claimed = await cache.setIfAbsent(bindingKey(uid), viewer.sessionId, TTL.Interaction * 1000);
-    if (!claimed && (await cache.get(bindingKey(uid))) !== viewer.sessionId) throw notFound('This sign-in request was opened in another session.');
+    if (!claimed && (await cache.get(bindingKey(uid))) !== viewer.sessionId) throw notFound(PROBLEMS.authorizationNotFound, 'This sign-in request was opened in another session.');
     const params = interaction.params as Record<string, unknown>;
     const resource = await oauthResource(this.deps, params.resource);
-    if (!resource) throw notFound('The tunnel of this request no longer requires OAuth.');
+    if (!resource) throw notFound(PROBLEMS.authorizationNotFound, 'The tunnel of this request no longer requires OAuth.');
     const clientId = String(params.client_id);
     const client = await this.provider.Client.find(clientId);
-    if (!client) throw notFound('The application of this request is no longer registered.');
+    if (!client) throw notFound(PROBLEMS.authorizationNotFound, 'The application of this request is no longer registered.');
     return { interaction, resource, client, clientId };
   }
 
@@ -181,7 +181,7 @@ export class OAuthServer {
   async approve(uid: string, viewer: Viewer, client: ClientInfo): Promise<string> {
     const { interaction, resource, clientId, client: oauthClient } = await this.pending(uid, viewer);
     const refusal = await accessRefusal(this.deps, resource, viewer.accountId);
-    if (refusal !== null) throw forbidden(refusal);
+    if (refusal !== null) throw forbidden(PROBLEMS.authorizationRefused, refusal);
     await requireRecentAuth(this.deps, viewer);
     const grant = new this.provider.Grant({ accountId: viewer.accountId, clientId });
     grant.addResourceScope(resource.resource, MCP_SCOPE);
@@ -220,7 +220,7 @@ export class OAuthServer {
     const location = res.headers.location;
     if ((res.statusCode !== 302 && res.statusCode !== 303) || typeof location !== 'string') {
       this.deps.logger.error({ status: res.statusCode }, 'oauth resume did not redirect');
-      throw notFound('This sign-in request could not be completed. Start again from the application.');
+      throw notFound(PROBLEMS.authorizationNotFound, 'This sign-in request could not be completed. Start again from the application.');
     }
     return location;
   }

@@ -17,6 +17,7 @@ import { firstUnreachable } from '../graphql/token-scopes.js';
 import { cardPaths } from '../http/card-host.js';
 import { problem as problemAnswer, RETRY_AFTER, SERVER_FAULT, type BodySchema, type Content, type RawHost, type RawPaths, type RawResponse } from '../http/openapi-paths.js';
 import { healthPaths } from '../http/routes/health.js';
+import { problemPaths } from '../http/routes/problems.js';
 import { internalOAuthClientPaths } from '../http/routes/internal-oauth-clients.js';
 import { internalStatusPaths } from '../http/routes/internal-status.js';
 import { internalTunnelPaths } from '../http/routes/internal-tunnels.js';
@@ -216,6 +217,7 @@ const RAW_PATHS: RawPaths = {
   ...internalStatusPaths,
   ...internalOAuthClientPaths,
   ...healthPaths,
+  ...problemPaths,
   ...metricsPaths,
   ...documentPaths,
   ...cardPaths,

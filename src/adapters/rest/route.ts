@@ -5,7 +5,7 @@
 // document (openapi.ts) is printed from these same fields.
 import type { TadaDocumentNode } from 'gql.tada';
 import type { z } from 'zod';
-import { unauthenticated } from '../../domain/errors.js';
+import { notSignedIn } from '../../domain/errors.js';
 
 /** The error statuses a route may name beyond those its kind always has (openapi.ts adds 400 for
  *  a malformed body, 401 and 403 for authenticated paths, 403 for a cross-site write, 413, 415). */
@@ -75,6 +75,6 @@ export function present<T>(value: T | null | undefined): T {
 
 /** For queries whose root field is null when signed out (`me`): REST answers 401. */
 export function signedIn<T>(value: T | null | undefined): T {
-  if (value === null || value === undefined) throw unauthenticated();
+  if (value === null || value === undefined) throw notSignedIn();
   return value;
 }

@@ -5,13 +5,33 @@
 // extra field fails there).
 import { z } from 'zod';
 import { ERROR_STATUS } from '../../domain/errors.js';
+import { PROBLEM_LIST, PROBLEMS_PATH } from '../../domain/problems.js';
 
 const time = z.string().meta({ format: 'date-time', description: 'RFC 3339, UTC.' });
 const maskedIp = z.string().meta({ description: 'Masked: an IPv4 keeps three octets (203.0.113.x), an IPv6 its /48 (2001:db8:1::x).' });
 
+/** Every problem type of the catalog, as the document lists them (`x-problem-types`). */
+const PROBLEM_TYPES = PROBLEM_LIST.map((p) => ({
+  slug: p.slug,
+  area: p.area,
+  code: p.code,
+  status: p.status,
+  title: p.title,
+  description: p.description,
+  ...(p.oauthError ? { oauth_error: p.oauthError } : {}),
+}));
+
 export const Problem = z
   .strictObject({
-    type: z.string(),
+    type: z
+      .string()
+      .regex(new RegExp(`^https?://[^\\s]*${PROBLEMS_PATH}/(${PROBLEM_LIST.map((p) => p.slug).join('|')})$`))
+      .meta({
+        format: 'uri',
+        description: `The problem type: BASE_URL${PROBLEMS_PATH}/<slug>, one of the catalog in \`x-problem-types\`; GET of it answers its entry.`,
+        examples: PROBLEM_LIST.slice(0, 3).map((p) => `https://api.example.com${PROBLEMS_PATH}/${p.slug}`),
+        'x-problem-types': PROBLEM_TYPES,
+      }),
     title: z.string(),
     status: z.number().int(),
     detail: z.string(),

@@ -20,7 +20,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { badRequest, invalidInput, notFound } from '../../domain/errors.js';
+import { badRequest, invalidInput, notFound, PROBLEMS } from '../../domain/errors.js';
 import type { RestRoute } from './route.js';
 
 /** A variable of the route's operation, with its GraphQL type (non-null when required). */
@@ -93,7 +93,7 @@ export function variablesOf(route: RestRoute, definitions: Map<string, RouteVari
   if (route.body) {
     let body: unknown = req.body ?? {};
     if (!isPlainObject(body)) {
-      if (!route.bodyFallback) throw badRequest('The request body must be a JSON object.');
+      if (!route.bodyFallback) throw badRequest(PROBLEMS.bodyNotObject, 'The request body must be a JSON object.');
       body = {};
     }
     const fields = body as Record<string, unknown>;
@@ -108,7 +108,7 @@ export function variablesOf(route: RestRoute, definitions: Map<string, RouteVari
   const params = (req.params ?? {}) as Record<string, string>;
   for (const [param, variable] of Object.entries(route.params ?? {})) {
     // No stored id holds a NUL byte (PostgreSQL text cannot), and a query with one fails.
-    if (params[param]?.includes('\u0000')) throw notFound();
+    if (params[param]?.includes('\u0000')) throw notFound(PROBLEMS.notFound);
     fieldOf.set(variable, param);
     variables[variable] = params[param];
   }
@@ -117,7 +117,7 @@ export function variablesOf(route: RestRoute, definitions: Map<string, RouteVari
     const raw = query[name];
     if (raw === undefined || raw === '') continue;
     fieldOf.set(variable, name);
-    if (Array.isArray(raw)) throw badRequest(`"${name}" must be given once.`);
+    if (Array.isArray(raw)) throw badRequest(PROBLEMS.invalidParameter, `"${name}" must be given once.`);
     // Query strings are text: an Int variable takes plain decimal digits, anything else is refused.
     const int = definitions.get(variable) !== undefined && getNamedType(definitions.get(variable)!.type) === GraphQLInt;
     variables[variable] = int ? (/^[0-9]{1,9}$/.test(raw) ? Number(raw) : raw) : raw;
@@ -127,9 +127,9 @@ export function variablesOf(route: RestRoute, definitions: Map<string, RouteVari
     const field = fieldOf.get(name) ?? name;
     // `field` of these errors is the variable: its REST input is looked up by the caller.
     if (value === undefined || value === null) {
-      if (variable.required) throw invalidInput(name, `"${field}" is required.`);
+      if (variable.required) throw invalidInput(PROBLEMS.invalidParameter, name, `"${field}" is required.`);
     } else if (!accepts(variable, value)) {
-      throw invalidInput(name, `"${field}" must be ${variable.mustBe}.`);
+      throw invalidInput(PROBLEMS.invalidParameter, name, `"${field}" must be ${variable.mustBe}.`);
     }
   }
   return variables;

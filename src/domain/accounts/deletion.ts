@@ -1,6 +1,6 @@
 // DELETE /api/account: hard delete in one statement (every owned table cascades), then every
 // session's and service token's cache entry is tombstoned so all of them fail on their next request, on any instance.
-import { invalidInput } from '../errors.js';
+import { invalidInput, PROBLEMS } from '../errors.js';
 import { tombstone } from '../sessions/session.js';
 import type { DomainDeps, ClientInfo, Viewer } from '../context.js';
 import { normalizeEmail } from '../email-address.js';
@@ -22,7 +22,7 @@ export async function deleteAccount(
 ): Promise<void> {
   const account = await confirmPassword(deps, viewer.accountId, input.password, client);
   if (normalizeEmail(input.email) !== account.emailNormalized) {
-    throw invalidInput('email', 'The typed email does not match the account email.');
+    throw invalidInput(PROBLEMS.deletionNotConfirmed, 'email', 'The typed email does not match the account email.');
   }
   const { credentials, tunnels } = await inTransaction(deps.db, async (tx) => {
     const { credentials, tunnels } = await readDeletionLeftovers(tx, account.id);

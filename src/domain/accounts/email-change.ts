@@ -1,6 +1,6 @@
 // Changing the address by double confirmation: the current password to ask, a link to the new
 // address to confirm. The old address stays in effect until the link is used.
-import { conflict, invalidConfirmationLink, invalidInput } from '../errors.js';
+import { conflict, invalidConfirmationLink, invalidInput, PROBLEMS } from '../errors.js';
 import { violates } from '../../infra/db/errors.js';
 import { confirmEmailChange as confirmMessage, emailChanged } from '../emails/messages.js';
 import { changeAccount } from '../activity/account-change.js';
@@ -14,7 +14,7 @@ import { LIMITS, reserve } from '../limits/rate-limit.js';
 /** What these flows use of the domain's dependencies. */
 type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
 
-const inUse = () => conflict('That email address is already in use.', 'newEmail');
+const inUse = () => conflict(PROBLEMS.emailTaken, 'That email address is already in use.', 'newEmail');
 
 export async function requestEmailChange(
   deps: FlowDeps,
@@ -27,7 +27,7 @@ export async function requestEmailChange(
   await reserve(deps.cache, LIMITS.changeEmail, accountId, 'Too many email change requests. Try again later.');
   const account = await confirmPassword(deps, accountId, input.currentPassword, client);
   const normalized = normalizeEmail(newEmail);
-  if (normalized === account.emailNormalized) throw invalidInput('newEmail', 'That is already the email of this account.');
+  if (normalized === account.emailNormalized) throw invalidInput(PROBLEMS.emailUnchanged, 'newEmail', 'That is already the email of this account.');
   if (await findAccountByEmail(deps.db, normalized)) throw inUse();
   await changeAccount(deps, accountId, async (tx, change) => {
     // A new request replaces any earlier pending change.

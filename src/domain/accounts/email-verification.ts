@@ -1,7 +1,7 @@
 // Verifying the address (POST /auth/verify-email) and re-sending the link
 // (POST /auth/resend-verification, 5 per 15 minutes per account, counted in the shared cache).
 // The welcome email goes out once per account, ever: welcome_sent_at is claimed atomically.
-import { badRequest, rateLimited } from '../errors.js';
+import { badRequest, PROBLEMS, rateLimited } from '../errors.js';
 import { verifyEmail as verifyEmailMessage, welcome } from '../emails/messages.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { findEmailToken, issueEmailToken } from './email-tokens.js';
@@ -14,7 +14,7 @@ import { tombstone } from '../sessions/session.js';
 /** What these flows use of the domain's dependencies. */
 type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
 
-const invalidLink = () => badRequest('This verification link is invalid or has expired.');
+const invalidLink = () => badRequest(PROBLEMS.invalidLink, 'This verification link is invalid or has expired.');
 
 export async function verifyEmail(deps: FlowDeps, token: unknown, client: ClientInfo | null): Promise<{ emailVerified: true }> {
   const row = await findEmailToken(deps.db, token, 'verify-email');
@@ -41,7 +41,7 @@ export async function resendVerification(deps: FlowDeps, accountId: string): Pro
   const account = await readAccountState(deps.db, accountId);
   if (!account || account.emailVerified) return;
   const { allowed, retryAfterSeconds } = await consume(deps.cache, LIMITS.resendVerification, accountId);
-  if (!allowed) throw rateLimited(retryAfterSeconds, 'Too many verification emails. Try again later.');
+  if (!allowed) throw rateLimited(PROBLEMS.tooManyEmails, retryAfterSeconds, 'Too many verification emails. Try again later.');
   await changeAccount(deps, accountId, async (tx, change) => {
     const { token, expiresAt } = await issueEmailToken(tx, deps.clock(), { accountId, kind: 'verify-email' });
     await change.send(account.email, verifyEmailMessage(deps.mailContext, token), expiresAt);

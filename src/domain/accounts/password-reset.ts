@@ -3,7 +3,7 @@
 // the address (on an unverified account, that removes every factor added before: address-proof.ts),
 // voids pending second steps, and signs out every session. It is also how an SSO-only account
 // gets a password. Two-step sign-in stays on for a verified account: the next sign-in asks for it.
-import { badRequest } from '../errors.js';
+import { badRequest, PROBLEMS } from '../errors.js';
 import { passwordChanged, resetPassword as resetMessage } from '../emails/messages.js';
 import { changeAccount } from '../activity/account-change.js';
 import { revokeAccountSessions, tombstone } from '../sessions/session.js';
@@ -51,7 +51,7 @@ export async function resetPassword(
   assertPasswordLength(input.newPassword, 'newPassword');
   const row = await findEmailToken(deps.db, input.token, 'reset-password');
   const now = deps.clock();
-  const invalid = () => badRequest('This reset link is invalid or has expired.');
+  const invalid = () => badRequest(PROBLEMS.invalidLink, 'This reset link is invalid or has expired.');
   if (!row || row.usedAt || row.expiresAt <= now) throw invalid();
   await assertNotBreached(deps, input.newPassword, 'newPassword');
   const passwordHash = await hashPassword(input.newPassword);

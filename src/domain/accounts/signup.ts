@@ -1,7 +1,7 @@
 // POST /auth/signup: the account (unverified, slug derived from the email), the verification
 // token and its email, in one transaction.
 import { randomUUID } from 'node:crypto';
-import { conflict, emailTaken } from '../errors.js';
+import { conflict, emailTaken, PROBLEMS } from '../errors.js';
 import { changeAccount } from '../activity/account-change.js';
 import { violates } from '../../infra/db/errors.js';
 import { verifyEmail } from '../emails/messages.js';
@@ -64,5 +64,5 @@ export async function signup(
       if (!violates(err, 'slug')) throw err;
     }
   }
-  throw conflict('Could not find a free slug for this email; try again.');
+  throw conflict(PROBLEMS.noFreeSlug, 'Could not find a free slug for this email; try again.');
 }

@@ -1,5 +1,5 @@
 // PATCH /api/account/slug. Every slug rule is enforced here; a taken slug is 409.
-import { conflict, unauthenticated } from '../errors.js';
+import { conflict, PROBLEMS, notSignedIn } from '../errors.js';
 import { violates } from '../../infra/db/errors.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { changeAccount } from '../activity/account-change.js';
@@ -18,7 +18,7 @@ export async function renameSlug(
 ): Promise<{ slug: string }> {
   assertValidSlug(slug);
   const current = await readAccountState(deps.db, accountId);
-  if (!current) throw unauthenticated();
+  if (!current) throw notSignedIn();
   if (current.slug === slug) return { slug };
   const now = deps.clock();
   try {
@@ -32,7 +32,7 @@ export async function renameSlug(
       await change.record({ type: 'slug_changed', client, at: now, detail: { from: current.slug, to: slug } });
     });
   } catch (err) {
-    if (violates(err, 'slug')) throw conflict('That slug is already taken.', 'slug');
+    if (violates(err, 'slug')) throw conflict(PROBLEMS.slugTaken, 'That slug is already taken.', 'slug');
     throw err;
   }
   await deps.events.emit('account.slugChanged', { accountId, oldSlug: current.slug, newSlug: slug });

@@ -1,7 +1,7 @@
 // Account slugs (SPEC section 8): 3 to 28 characters of [a-z0-9-], no leading or trailing
 // hyphen, no "--" (it separates subdomain and slug in tunnel hosts), no reserved label.
 import { randomBytes } from 'node:crypto';
-import { invalidInput } from '../errors.js';
+import { invalidInput, PROBLEMS } from '../errors.js';
 
 export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
   'api', 'www', 'admin', 'login', 'logout', 'signup', 'dashboard', 'status', 'mail', 'email', 'app', 'auth',
@@ -28,9 +28,9 @@ const MESSAGES: Record<SlugProblem, string> = {
 };
 
 export function assertValidSlug(slug: unknown): asserts slug is string {
-  if (typeof slug !== 'string') throw invalidInput('slug', MESSAGES.characters);
+  if (typeof slug !== 'string') throw invalidInput(PROBLEMS.invalidSlug, 'slug', MESSAGES.characters);
   const problem = slugProblem(slug);
-  if (problem) throw invalidInput('slug', MESSAGES[problem]);
+  if (problem) throw invalidInput(PROBLEMS.invalidSlug, 'slug', MESSAGES[problem]);
 }
 
 /** A valid base slug from the email's local part; uniqueness is the caller's (see candidates). */

@@ -1,6 +1,6 @@
 // Reading the security activity: newest first, cursor paging that stays stable while new events
 // arrive (the cursor is the position of the last event shown, and positions only grow).
-import { badRequest } from '../errors.js';
+import { badRequest, PROBLEMS } from '../errors.js';
 import type { DomainDeps } from '../context.js';
 import type { SecurityEventDetail, SecurityEventType } from './security-events.js';
 import { selectSecurityEvents, type StoredEvent } from './store.js';
@@ -58,7 +58,7 @@ class ListedEvent implements SecurityEventView {
 }
 
 export function decodeCursor(cursor: string): bigint {
-  const invalid = () => badRequest('This cursor is not valid.');
+  const invalid = () => badRequest(PROBLEMS.invalidCursor, 'This cursor is not valid.');
   if (cursor.length === 0 || cursor.length > 64) throw invalid();
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!text.startsWith(CURSOR_PREFIX)) throw invalid();
@@ -69,7 +69,7 @@ export function decodeCursor(cursor: string): bigint {
 
 export function assertActivityLimit(limit: number): void {
   if (!Number.isInteger(limit) || limit < 1 || limit > ACTIVITY_LIMIT_MAX) {
-    throw badRequest(`limit must be an integer from 1 to ${ACTIVITY_LIMIT_MAX}.`);
+    throw badRequest(PROBLEMS.invalidCursor, `limit must be an integer from 1 to ${ACTIVITY_LIMIT_MAX}.`);
   }
 }
 

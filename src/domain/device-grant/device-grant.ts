@@ -14,7 +14,7 @@
 // row's lock, so concurrent polls cannot both pass.
 import { changeAccount } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
-import { AppError, conflict, notFound, rateLimited } from '../errors.js';
+import { AppError, conflict, isOAuthError, notFound, oauthError, PROBLEMS, rateLimited } from '../errors.js';
 import { consume, LIMITS, reserve, settleAll } from '../limits/rate-limit.js';
 import { maskIp, networkOf } from '../network.js';
 import { guardAddition } from '../sessions/recent-auth.js';
@@ -25,7 +25,6 @@ import { countLiveTokens } from '../tokens/store.js';
 import { generateToken, hashToken } from '../../infra/crypto/tokens.js';
 import { violates } from '../../infra/db/errors.js';
 import { DEVICE_REQUESTS_EVERYWHERE, DEVICE_WRONG_CODES_EVERYWHERE, EVERYWHERE } from './limits.js';
-import { OAuthError } from './oauth-error.js';
 import {
   decideDeviceRow,
   findPendingByUserCode,
@@ -60,16 +59,16 @@ export interface DeviceCodes {
 }
 
 function requireClient(clientId: unknown): void {
-  if (clientId !== DEVICE_CLIENT_ID) throw new OAuthError('invalid_client', 'Unknown client_id.');
+  if (clientId !== DEVICE_CLIENT_ID) throw oauthError(PROBLEMS.oauthInvalidClient, 'Unknown client_id.');
 }
 
 /** `scope` of the device request: space-separated known scopes; absent or empty: the default. */
 export function parseDeviceScope(raw: unknown): TokenScope[] {
   if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) return [...DEFAULT_DEVICE_SCOPES];
-  if (typeof raw !== 'string') throw new OAuthError('invalid_scope', 'scope: space-separated scopes.');
+  if (typeof raw !== 'string') throw oauthError(PROBLEMS.oauthInvalidScope, 'scope: space-separated scopes.');
   const asked = raw.trim().split(/ +/);
   const unknown = asked.find((s) => !isTokenScope(s));
-  if (unknown !== undefined) throw new OAuthError('invalid_scope', `Unknown scope ${JSON.stringify(unknown)}; use ${TOKEN_SCOPES.join(', ')}.`);
+  if (unknown !== undefined) throw oauthError(PROBLEMS.oauthInvalidScope, `Unknown scope ${JSON.stringify(unknown)}; use ${TOKEN_SCOPES.join(', ')}.`);
   return TOKEN_SCOPES.filter((s) => asked.includes(s));
 }
 
@@ -79,11 +78,11 @@ export async function startDeviceAuthorization(deps: Pick<DomainDeps, 'cache' | 
   const scopes = parseDeviceScope(input.scope);
   const network = networkOf(client.ip) ?? client.ip;
   const { allowed, retryAfterSeconds } = await consume(deps.cache, LIMITS.deviceRequestsPerNetwork, network);
-  if (!allowed) throw new OAuthError('temporarily_unavailable', 'Too many sign-in requests from this network. Try again later.', retryAfterSeconds);
+  if (!allowed) throw oauthError(PROBLEMS.oauthTemporarilyUnavailable, 'Too many sign-in requests from this network. Try again later.', retryAfterSeconds);
   // Every code made live raises the chance of a guess: the live ones are bounded service-wide.
   const everywhere = await consume(deps.cache, DEVICE_REQUESTS_EVERYWHERE, EVERYWHERE);
   if (!everywhere.allowed) {
-    throw new OAuthError('temporarily_unavailable', 'Too many sign-in requests on this service right now. Try again in a minute.', everywhere.retryAfterSeconds);
+    throw oauthError(PROBLEMS.oauthTemporarilyUnavailable, 'Too many sign-in requests on this service right now. Try again in a minute.', everywhere.retryAfterSeconds);
   }
   const now = deps.clock();
   const deviceCode = generateToken(32);
@@ -128,22 +127,22 @@ export interface DeviceToken {
 /** POST /oauth/token with the device-code grant: the token once approved, else the RFC's error. */
 export async function exchangeDeviceCode(deps: FlowDeps, input: { deviceCode: unknown; clientId: unknown }, client: ClientInfo): Promise<DeviceToken> {
   requireClient(input.clientId);
-  if (typeof input.deviceCode !== 'string' || input.deviceCode === '') throw new OAuthError('invalid_request', 'device_code is required.');
+  if (typeof input.deviceCode !== 'string' || input.deviceCode === '') throw oauthError(PROBLEMS.oauthInvalidRequest, 'device_code is required.');
   const deviceCodeHash = hashToken(input.deviceCode);
   const now = deps.clock();
   const approved = await inTransaction(deps.db, async (tx) => {
     const row = await lockByDeviceCode(tx, deviceCodeHash);
-    if (!row || row.clientId !== DEVICE_CLIENT_ID || row.status === 'exchanged') throw new OAuthError('invalid_grant', 'Unknown or already used device_code.');
-    if (row.expiresAt.getTime() <= now.getTime()) throw new OAuthError('expired_token', 'The device code has expired. Start the sign-in again.');
-    if (row.status === 'denied') throw new OAuthError('access_denied', 'The sign-in was denied.');
+    if (!row || row.clientId !== DEVICE_CLIENT_ID || row.status === 'exchanged') throw oauthError(PROBLEMS.oauthInvalidGrant, 'Unknown or already used device_code.');
+    if (row.expiresAt.getTime() <= now.getTime()) throw oauthError(PROBLEMS.oauthExpiredToken, 'The device code has expired. Start the sign-in again.');
+    if (row.status === 'denied') throw oauthError(PROBLEMS.oauthAccessDenied, 'The sign-in was denied.');
     if (row.status === 'approved') return row;
     const early = row.lastPolledAt !== null && now.getTime() - row.lastPolledAt.getTime() < row.intervalSeconds * 1000;
     const interval = early ? row.intervalSeconds + SLOW_DOWN_STEP_SECONDS : row.intervalSeconds;
     await recordPoll(tx, row.id, now, interval);
     return early ? ({ slowDown: interval } as const) : null;
   });
-  if (approved === null) throw new OAuthError('authorization_pending', 'Waiting for the sign-in to be approved.');
-  if ('slowDown' in approved) throw new OAuthError('slow_down', `Polling too fast: wait ${approved.slowDown} seconds between requests.`);
+  if (approved === null) throw oauthError(PROBLEMS.oauthAuthorizationPending, 'Waiting for the sign-in to be approved.');
+  if ('slowDown' in approved) throw oauthError(PROBLEMS.oauthSlowDown, `Polling too fast: wait ${approved.slowDown} seconds between requests.`);
   return issueForDevice(deps, approved, client);
 }
 
@@ -151,12 +150,12 @@ async function issueForDevice(deps: FlowDeps, row: DeviceRow, client: ClientInfo
   const scopes = row.scopes.filter(isTokenScope);
   try {
     const { token } = await issueServiceToken(deps, row.accountId!, { name: deviceTokenName(row.userAgent), scopes, expiresInDays: null }, client, async (tx) => {
-      if (!(await markExchanged(tx, row.id, deps.clock()))) throw new OAuthError('invalid_grant', 'Unknown or already used device_code.');
+      if (!(await markExchanged(tx, row.id, deps.clock()))) throw oauthError(PROBLEMS.oauthInvalidGrant, 'Unknown or already used device_code.');
     });
     return { accessToken: token, scope: scopes.join(' ') };
   } catch (err) {
-    if (err instanceof OAuthError) throw err;
-    if (err instanceof AppError && err.code === 'CONFLICT') throw new OAuthError('invalid_grant', err.message);
+    if (isOAuthError(err)) throw err;
+    if (err instanceof AppError && err.code === 'CONFLICT') throw oauthError(PROBLEMS.oauthInvalidGrant, err.message);
     throw err;
   }
 }
@@ -184,14 +183,14 @@ async function attempt<T>(deps: Pick<DomainDeps, 'cache'>, rawCode: unknown, cli
   const all = await consume(deps.cache, everywhere.limit, everywhere.subject);
   if (!all.allowed) {
     await settleAll(deps.cache, [perNetwork], []);
-    throw rateLimited(
+    throw rateLimited(PROBLEMS.tooManyWrongCodes, 
       all.retryAfterSeconds,
       `Too many wrong codes have been tried on this service in the last minute, so no code is checked for now. Try again in ${all.retryAfterSeconds} seconds.`,
     );
   }
   const code = normaliseUserCode(rawCode);
   const found = code === null ? null : await use(hashToken(code));
-  if (found === null) throw notFound('No sign-in request has this code, or it has expired. Check the code your device shows.');
+  if (found === null) throw notFound(PROBLEMS.deviceCodeNotFound, 'No sign-in request has this code, or it has expired. Check the code your device shows.');
   await settleAll(deps.cache, [perNetwork, everywhere], []);
   return found;
 }
@@ -228,7 +227,7 @@ export async function approveDevice(deps: FlowDeps, viewer: Viewer, userCode: un
       const now = deps.clock();
       const row = await decideDeviceRow(tx, hash, 'approved', viewer.accountId, now);
       if (!row) return null;
-      if ((await countLiveTokens(tx, viewer.accountId, now)) >= MAX_LIVE_TOKENS) throw conflict(`At most ${MAX_LIVE_TOKENS} live service tokens; revoke one first.`);
+      if ((await countLiveTokens(tx, viewer.accountId, now)) >= MAX_LIVE_TOKENS) throw conflict(PROBLEMS.tokenLimit, `At most ${MAX_LIVE_TOKENS} live service tokens; revoke one first.`);
       await change.record({
         type: 'device_approved',
         client,

@@ -7,9 +7,9 @@ import { insertLinkedIdentity, takePendingLink } from './store.js';
 import { recordProviderLinked } from './provider-linked.js';
 import type { AccountChange } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
-import { badRequest } from '../errors.js';
+import { badRequest, PROBLEMS } from '../errors.js';
 
-export const invalidPendingLink = () => badRequest('This link is invalid or has expired. Sign in with the provider again.');
+export const invalidPendingLink = () => badRequest(PROBLEMS.invalidLink, 'This link is invalid or has expired. Sign in with the provider again.');
 
 /**
  * Uses the pending link (single use under races: only the request that flips used_at goes on) and

@@ -3,7 +3,7 @@
 // process (per instance) until it answers again.
 import type { Cache } from '../../infra/cache/cache.js';
 import { MemoryCache } from '../../infra/cache/memory.js';
-import { rateLimited } from '../errors.js';
+import { PROBLEMS, rateLimited } from '../errors.js';
 
 export interface Limit {
   name: string;
@@ -107,7 +107,7 @@ export async function settleAll(
 /** Counts one event and throws RATE_LIMITED when it is past the maximum: reserve first, then act. */
 export async function reserve(cache: Cache, limit: Limit, subject: string, message?: string): Promise<void> {
   const { allowed, retryAfterSeconds } = await consume(cache, limit, subject);
-  if (!allowed) throw rateLimited(retryAfterSeconds, message);
+  if (!allowed) throw rateLimited(PROBLEMS.rateLimited, retryAfterSeconds, message);
 }
 
 export async function resetLimit(cache: Cache, limit: Limit, subject: string): Promise<void> {

@@ -4,7 +4,7 @@
 // to compare); it authenticates at the token endpoint with client_secret_basic or _post. Deleting
 // a client revokes its grants and everything they issued.
 import type { DomainDeps } from '../context.js';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest, notFound, PROBLEMS } from '../errors.js';
 import { generateToken } from '../../infra/crypto/tokens.js';
 import { invalidateIntrospections } from './introspection-cache.js';
 import { deleteClientModels, insertClient, selectOperatorClients, type StoredClient } from './store.js';
@@ -31,24 +31,24 @@ export interface OperatorClient {
 type ClientDeps = Pick<DomainDeps, 'db' | 'cipher' | 'clock'>;
 
 function parseRedirectUris(raw: unknown, applicationType: 'web' | 'native'): string[] {
-  if (!Array.isArray(raw) || raw.length === 0 || raw.length > MAX_REDIRECT_URIS) throw badRequest(`redirect_uris: a list of 1 to ${MAX_REDIRECT_URIS} URIs.`);
+  if (!Array.isArray(raw) || raw.length === 0 || raw.length > MAX_REDIRECT_URIS) throw badRequest(PROBLEMS.invalidClientMetadata, `redirect_uris: a list of 1 to ${MAX_REDIRECT_URIS} URIs.`);
   return raw.map((uri) => {
     const url = typeof uri === 'string' && uri.length <= 2000 ? URL.parse(uri) : null;
-    if (!url || url.hash !== '' || WEB_ONLY.has(url.protocol)) throw badRequest(`redirect_uris: ${JSON.stringify(uri)} is not a redirect URI.`);
+    if (!url || url.hash !== '' || WEB_ONLY.has(url.protocol)) throw badRequest(PROBLEMS.invalidClientMetadata, `redirect_uris: ${JSON.stringify(uri)} is not a redirect URI.`);
     const loopback = url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
-    if (applicationType === 'web' && url.protocol !== 'https:' && !loopback) throw badRequest(`redirect_uris: a web client's URIs use https (${url.href}).`);
-    if (applicationType === 'native' && url.protocol === 'http:' && !loopback) throw badRequest(`redirect_uris: a native client's http URIs are on loopback (${url.href}).`);
+    if (applicationType === 'web' && url.protocol !== 'https:' && !loopback) throw badRequest(PROBLEMS.invalidClientMetadata, `redirect_uris: a web client's URIs use https (${url.href}).`);
+    if (applicationType === 'native' && url.protocol === 'http:' && !loopback) throw badRequest(PROBLEMS.invalidClientMetadata, `redirect_uris: a native client's http URIs are on loopback (${url.href}).`);
     return uri as string;
   });
 }
 
 export async function registerOperatorClient(deps: ClientDeps, input: Record<string, unknown>): Promise<{ client: OperatorClient; secret: string | null }> {
   const name = input.client_name;
-  if (typeof name !== 'string' || name.trim() === '' || name.length > 100) throw badRequest('client_name: 1 to 100 characters.');
+  if (typeof name !== 'string' || name.trim() === '' || name.length > 100) throw badRequest(PROBLEMS.invalidClientMetadata, 'client_name: 1 to 100 characters.');
   const type = input.application_type ?? 'web';
-  if (type !== 'web' && type !== 'native') throw badRequest('application_type: "web" or "native".');
+  if (type !== 'web' && type !== 'native') throw badRequest(PROBLEMS.invalidClientMetadata, 'application_type: "web" or "native".');
   const confidential = input.confidential ?? false;
-  if (typeof confidential !== 'boolean') throw badRequest('confidential: true or false.');
+  if (typeof confidential !== 'boolean') throw badRequest(PROBLEMS.invalidClientMetadata, 'confidential: true or false.');
   const redirectUris = parseRedirectUris(input.redirect_uris, type);
   const clientId = `${OPERATOR_CLIENT_PREFIX}${generateToken(16)}`;
   const secret = confidential ? generateToken(32) : null;
@@ -82,6 +82,6 @@ export async function listOperatorClients(deps: Pick<DomainDeps, 'db'>): Promise
 }
 
 export async function deleteOperatorClient(deps: Pick<DomainDeps, 'db' | 'cache'>, clientId: string): Promise<void> {
-  if (!clientId.startsWith(OPERATOR_CLIENT_PREFIX) || !(await deleteClientModels(deps.db, clientId))) throw notFound('No such client.');
+  if (!clientId.startsWith(OPERATOR_CLIENT_PREFIX) || !(await deleteClientModels(deps.db, clientId))) throw notFound(PROBLEMS.clientNotFound, 'No such client.');
   await invalidateIntrospections(deps);
 }

@@ -4,7 +4,7 @@
 // introspection, since introspection asks for the grant.
 import { changeAccount } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
-import { notFound } from '../errors.js';
+import { notFound, PROBLEMS } from '../errors.js';
 import { findOwnedTunnel } from '../tunnels/store.js';
 import { mcpUrlsOf } from '../tunnels/names.js';
 import { oauthResource } from './resources.js';
@@ -73,13 +73,13 @@ async function revoke(deps: GrantDeps, grant: GrantRow, by: 'holder' | 'tunnel o
 /** DELETE /api/oauth/grants/<id>: the account's own grant (another's answers 404). */
 export async function revokeAccountGrant(deps: GrantDeps, accountId: string, id: string, client: ClientInfo): Promise<void> {
   const grant = await findGrant(deps.db, id, deps.clock());
-  if (!grant || grant.accountId !== accountId) throw notFound('No such authorized application.');
+  if (!grant || grant.accountId !== accountId) throw notFound(PROBLEMS.grantNotFound, 'No such authorized application.');
   await revoke(deps, grant, 'holder', client);
 }
 
 async function ownedResources(deps: GrantDeps, ownerId: string, tunnelId: string): Promise<string[]> {
   const tunnel = await findOwnedTunnel(deps.db, ownerId, tunnelId);
-  if (!tunnel) throw notFound('No such tunnel.');
+  if (!tunnel) throw notFound(PROBLEMS.tunnelNotFound, 'No such tunnel.');
   return mcpUrlsOf(tunnel, tunnel.account.slug, deps.config.zone);
 }
 
@@ -96,6 +96,6 @@ export async function listTunnelGrants(deps: GrantDeps, ownerId: string, tunnelI
 export async function revokeTunnelGrant(deps: GrantDeps, ownerId: string, tunnelId: string, grantId: string, client: ClientInfo): Promise<void> {
   const resources = await ownedResources(deps, ownerId, tunnelId);
   const grant = await findGrant(deps.db, grantId, deps.clock());
-  if (!grant || !isGrantOf(grant, tunnelId, resources)) throw notFound('No such grant on this tunnel.');
+  if (!grant || !isGrantOf(grant, tunnelId, resources)) throw notFound(PROBLEMS.grantNotFound, 'No such grant on this tunnel.');
   await revoke(deps, grant, 'tunnel owner', client);
 }

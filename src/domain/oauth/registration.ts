@@ -3,7 +3,7 @@
 // registration that never gets a token expires after 24 hours. Authorization requests are bounded
 // the same way (60 a minute per network), since each may leave a pending request behind.
 import type { ClientInfo, DomainDeps } from '../context.js';
-import { OAuthError } from '../device-grant/oauth-error.js';
+import { oauthError, PROBLEMS } from '../errors.js';
 import { consume, LIMITS } from '../limits/rate-limit.js';
 import { networkOf } from '../network.js';
 
@@ -11,7 +11,7 @@ export const UNUSED_CLIENT_TTL_MS = 24 * 3600_000;
 
 export async function countRegistration(deps: Pick<DomainDeps, 'cache'>, client: ClientInfo): Promise<void> {
   const { allowed, retryAfterSeconds } = await consume(deps.cache, LIMITS.clientRegistrationsPerNetwork, networkOf(client.ip) ?? client.ip);
-  if (!allowed) throw new OAuthError('temporarily_unavailable', 'Too many client registrations from this network. Try again later.', retryAfterSeconds);
+  if (!allowed) throw oauthError(PROBLEMS.oauthTemporarilyUnavailable, 'Too many client registrations from this network. Try again later.', retryAfterSeconds);
 }
 
 /** Counts an authorization request against its network's limit, before any work. */

@@ -9,13 +9,13 @@ import type { VerifiedAuthenticationResponse } from '@simplewebauthn/server';
 import type { Tx } from '../store.js';
 import { advancePasskeyCounter, findCredential } from './store.js';
 import type { DomainDeps } from '../context.js';
-import { AppError, badRequest } from '../errors.js';
+import { AppError, badRequest, PROBLEMS } from '../errors.js';
 import { takeSignInChallenge } from './challenges.js';
 import type { RelyingParty } from './relying-party.js';
 import { asAuthenticationResponse, reasonOf } from './responses.js';
 import { webauthn } from './webauthn.js';
 
-export const passkeyFailed = (why: string) => new AppError('UNAUTHENTICATED', `Passkey sign-in failed: ${why}`);
+export const passkeyFailed = (why: string) => new AppError(PROBLEMS.passkeyFailed, `Passkey sign-in failed: ${why}`);
 
 export interface AssertionInput {
   challengeId: string;
@@ -41,7 +41,7 @@ export async function verifyPasskeyAssertion(
   onRefused: (passkey: { id: string; accountId: string }) => Promise<void> = async () => {},
 ): Promise<VerifiedAssertion> {
   const expectedChallenge = await takeSignInChallenge(deps, input.challengeId);
-  if (!expectedChallenge) throw badRequest('Unknown, used or expired challenge_id. Ask for new options.');
+  if (!expectedChallenge) throw badRequest(PROBLEMS.passkeyChallengeExpired, 'Unknown, used or expired challenge_id. Ask for new options.');
   const response = asAuthenticationResponse(input.response);
   if (!response) throw passkeyFailed('"response" is not a WebAuthn authentication response.');
   const passkey = await findCredential(deps.db, response.id);

@@ -4,7 +4,7 @@
 // session that asked for it; a sign-in challenge by the SHA-256 of a random challenge id.
 import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
 import type { DomainDeps } from '../context.js';
-import { unavailable } from '../errors.js';
+import { PROBLEMS, unavailable } from '../errors.js';
 import { CEREMONY_MS } from './relying-party.js';
 
 interface Stored {
@@ -22,7 +22,7 @@ const signInKey = (challengeId: string) => `passkey:login:${hashToken(challengeI
  * unreachable a ceremony cannot start or finish: 503 UNAVAILABLE, not an internal error.
  * Passwords and sessions keep working meanwhile.
  */
-const cacheDown = () => unavailable('Passkeys are unavailable for a moment. Try again shortly, or sign in with your password.');
+const cacheDown = () => unavailable(PROBLEMS.passkeysUnavailable, 'Passkeys are unavailable for a moment. Try again shortly, or sign in with your password.');
 
 async function put(deps: Pick<DomainDeps, 'cache' | 'clock'>, key: string, value: Omit<Stored, 'expiresAt'>): Promise<void> {
   const stored: Stored = { ...value, expiresAt: deps.clock().getTime() + CEREMONY_MS };

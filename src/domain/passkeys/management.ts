@@ -4,7 +4,7 @@
 // a provider takes, so the two cannot race each other into an account nobody can open.
 import { changeAccount } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest, notFound, PROBLEMS } from '../errors.js';
 import { methodCount } from '../identities/sign-in-methods.js';
 import { lockSignInMethods } from '../identities/store.js';
 import { passkeyName } from './names.js';
@@ -17,7 +17,7 @@ type FlowDeps = Pick<DomainDeps, 'clock' | 'db' | 'events' | 'mailNotify' | 'web
 export const LAST_PASSKEY_MESSAGE =
   'This passkey is your only way to sign in. Set a password (use "Forgot password") or link a login provider before removing it.';
 
-const noSuchPasskey = () => notFound('No such passkey.');
+const noSuchPasskey = () => notFound(PROBLEMS.passkeyNotFound, 'No such passkey.');
 
 export function listPasskeys(deps: Pick<DomainDeps, 'db'>, accountId: string): Promise<PasskeyRow[]> {
   return selectPasskeys(deps.db, accountId);
@@ -37,7 +37,7 @@ export async function deletePasskey(deps: FlowDeps, accountId: string, id: strin
     const methods = await lockSignInMethods(tx, accountId);
     const passkey = methods ? await findAccountPasskey(tx, accountId, id) : null;
     if (!methods || !passkey) throw noSuchPasskey();
-    if (methodCount(methods) <= 1) throw badRequest(LAST_PASSKEY_MESSAGE);
+    if (methodCount(methods) <= 1) throw badRequest(PROBLEMS.lastSignInMethod, LAST_PASSKEY_MESSAGE);
     await deletePasskeyRow(tx, passkey.id);
     await change.record({ type: 'passkey_removed', client, at: deps.clock(), detail: { passkey_id: passkey.id, name: passkey.name } });
   });

@@ -1,6 +1,6 @@
 // A passkey's user-editable name: 1 to 64 characters once trimmed, no control characters. When
 // none is given, the authenticator model's name (from its AAGUID) or "Passkey" and the date.
-import { invalidInput } from '../errors.js';
+import { invalidInput, PROBLEMS } from '../errors.js';
 
 export const NAME_MAX = 64;
 
@@ -25,7 +25,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 export function passkeyName(raw: string): string {
   const name = raw.trim();
   if (name.length === 0 || name.length > NAME_MAX || CONTROL.test(name)) {
-    throw invalidInput('name', `A passkey name has 1 to ${NAME_MAX} characters and no control characters.`);
+    throw invalidInput(PROBLEMS.invalidPasskeyName, 'name', `A passkey name has 1 to ${NAME_MAX} characters and no control characters.`);
   }
   return name;
 }

@@ -10,7 +10,7 @@ import { passkeyAdded } from '../emails/messages.js';
 import { violates } from '../../infra/db/errors.js';
 import { changeAccount } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
-import { badRequest, conflict, unauthenticated } from '../errors.js';
+import { badRequest, conflict, PROBLEMS, notSignedIn } from '../errors.js';
 import { maskIp } from '../network.js';
 import { putRegistrationChallenge, takeRegistrationChallenge } from './challenges.js';
 import { defaultPasskeyName, passkeyName } from './names.js';
@@ -24,12 +24,12 @@ type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailCont
 
 const FACTOR_GUARD = { verified: true, recent: true } as const;
 
-const tooMany = () => conflict(`An account holds at most ${MAX_PASSKEYS} passkeys. Remove one first.`);
+const tooMany = () => conflict(PROBLEMS.passkeyLimit, `An account holds at most ${MAX_PASSKEYS} passkeys. Remove one first.`);
 
 export async function registrationOptions(deps: FlowDeps, rp: RelyingParty, viewer: Viewer): Promise<PublicKeyCredentialCreationOptionsJSON> {
   await guardAddition(deps, viewer, FACTOR_GUARD);
   const account = await readRegistrationAccount(deps.db, viewer.accountId);
-  if (!account) throw unauthenticated();
+  if (!account) throw notSignedIn();
   if (account.passkeys.length >= MAX_PASSKEYS) throw tooMany();
   const options = await (await webauthn()).generateRegistrationOptions({
     rpName: rp.name,
@@ -59,10 +59,10 @@ export async function addPasskey(
   await guardAddition(deps, viewer, FACTOR_GUARD);
   const givenName = input.name === undefined || input.name === null ? null : passkeyName(input.name);
   const response = asRegistrationResponse(input.response);
-  if (!response) throw badRequest('The passkey could not be verified: "response" is not a WebAuthn registration response.');
+  if (!response) throw badRequest(PROBLEMS.passkeyInvalid, 'The passkey could not be verified: "response" is not a WebAuthn registration response.');
   // Taken before verifying: a challenge works once, whatever the outcome.
   const expectedChallenge = await takeRegistrationChallenge(deps, viewer.sessionId, viewer.accountId);
-  if (!expectedChallenge) throw badRequest('No passkey registration is in progress for this session, or it expired. Start again.');
+  if (!expectedChallenge) throw badRequest(PROBLEMS.passkeyChallengeExpired, 'No passkey registration is in progress for this session, or it expired. Start again.');
   let verified: VerifiedRegistrationResponse;
   try {
     verified = await (await webauthn()).verifyRegistrationResponse({
@@ -75,12 +75,12 @@ export async function addPasskey(
       supportedAlgorithmIDs: SUPPORTED_ALGORITHMS,
     });
   } catch (err) {
-    throw badRequest(`The passkey could not be verified: ${reasonOf(err)}`);
+    throw badRequest(PROBLEMS.passkeyInvalid, `The passkey could not be verified: ${reasonOf(err)}`);
   }
-  if (!verified.verified) throw badRequest('The passkey could not be verified.');
+  if (!verified.verified) throw badRequest(PROBLEMS.passkeyInvalid, 'The passkey could not be verified.');
   const credProps = (response.clientExtensionResults as { credProps?: { rk?: unknown } }).credProps;
   if (credProps?.rk === false) {
-    throw badRequest('This authenticator made a credential it cannot offer by itself at sign-in. Use one that keeps passkeys.');
+    throw badRequest(PROBLEMS.passkeyInvalid, 'This authenticator made a credential it cannot offer by itself at sign-in. Use one that keeps passkeys.');
   }
   const info = verified.registrationInfo;
   const now = deps.clock();
@@ -90,7 +90,7 @@ export async function addPasskey(
     row = await changeAccount(deps, viewer.accountId, async (tx, change) => {
       // The account row is locked so that concurrent registrations respect the cap.
       const account = await lockAccountPasskeys(tx, viewer.accountId);
-      if (!account) throw unauthenticated();
+      if (!account) throw notSignedIn();
       if (account.passkeys >= MAX_PASSKEYS) throw tooMany();
       const created = await insertPasskey(tx, {
         accountId: viewer.accountId,
@@ -109,7 +109,7 @@ export async function addPasskey(
       return created;
     });
   } catch (err) {
-    if (violates(err, 'credential_id', 'credentialId')) throw badRequest('This passkey is already registered.');
+    if (violates(err, 'credential_id', 'credentialId')) throw badRequest(PROBLEMS.passkeyRegistered, 'This passkey is already registered.');
     throw err;
   }
   return row;

@@ -6,7 +6,7 @@
 // reason only, no password material) and counted.
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { invalidInput } from '../errors.js';
+import { invalidInput, PROBLEMS } from '../errors.js';
 
 export const BREACH_CHECK_TIMEOUT_MS = 2_000;
 /** A padded range answer is ~1000 lines of 40 bytes; anything far larger is not one. */
@@ -18,7 +18,7 @@ export type BreachedPasswordCheck = (password: string) => Promise<boolean>;
 export type BreachCheckFailure = 'timeout' | 'unreachable' | 'bad_status' | 'bad_body';
 
 /** `field`: the input that held the new password (`password` at sign-up, else `newPassword`). */
-export const breachedPassword = (field = 'password') => invalidInput(field, 'This password has appeared in a data breach. Choose another one.');
+export const breachedPassword = (field = 'password') => invalidInput(PROBLEMS.breachedPassword, field, 'This password has appeared in a data breach. Choose another one.');
 
 export function createBreachedPasswordCheck(opts: {
   /** The range API address the 5 characters are appended to; null: the check is off. */

@@ -16,7 +16,7 @@
 // counted against the same limits.
 import type { Cache } from '../../infra/cache/cache.js';
 import type { ClientInfo } from '../context.js';
-import { AppError, rateLimited } from '../errors.js';
+import { AppError, PROBLEMS, rateLimited } from '../errors.js';
 import { recordSecurityEvent } from '../activity/security-events.js';
 import type { DomainDeps } from '../context.js';
 import { networkOf } from '../network.js';
@@ -75,7 +75,7 @@ export async function attemptUnderSignInLimits<T>(
   // The three counters in one round trip, and the success's settlement in one more.
   const counts = await consumeAll(deps.cache, [perIp, ceiling, budget]);
   const refused = counts.filter((c) => !c.allowed);
-  if (refused.length > 0) throw rateLimited(Math.max(...refused.map((c) => c.retryAfterSeconds)));
+  if (refused.length > 0) throw rateLimited(PROBLEMS.rateLimited, Math.max(...refused.map((c) => c.retryAfterSeconds)));
   const result = await attempt();
   if (result === null) throw wrong();
   let settled: Promise<void> | null = null;

@@ -2,7 +2,7 @@
 // delete account). Wrong answers count against the same limits as sign-in attempts, so a stolen
 // session cannot be used to guess the password.
 import type { DomainDeps, ClientInfo } from '../context.js';
-import { AppError, unauthenticated } from '../errors.js';
+import { AppError, PROBLEMS, notSignedIn } from '../errors.js';
 import { checkPassword } from './password-check.js';
 import { readPasswordAccount, setPasswordHash } from './store.js';
 
@@ -16,7 +16,7 @@ export interface ConfirmedAccount {
   slug: string;
 }
 
-const wrongCurrentPassword = () => new AppError('UNAUTHENTICATED', 'The current password is incorrect.');
+const wrongCurrentPassword = () => new AppError(PROBLEMS.wrongPassword, 'The current password is incorrect.');
 
 export async function confirmPassword(
   deps: FlowDeps,
@@ -49,11 +49,11 @@ async function confirm(
   passwordless: boolean,
 ): Promise<ConfirmedAccount> {
   const account = await readPasswordAccount(deps.db, accountId, client.ip);
-  if (!account) throw unauthenticated();
+  if (!account) throw notSignedIn();
   const { passwordHash, knownNetwork, ...rest } = account;
   if (!passwordHash) {
     if (passwordless) return rest;
-    throw new AppError('UNAUTHENTICATED', 'This account has no password yet. Set one with "Forgot password" first.');
+    throw new AppError(PROBLEMS.wrongPassword, 'This account has no password yet. Set one with "Forgot password" first.');
   }
   const rehash = await checkPassword(deps, { emailKey: account.emailNormalized, passwordHash, knownNetwork }, password, client, wrongCurrentPassword);
   if (rehash) await setPasswordHash(deps.db, account.id, rehash);

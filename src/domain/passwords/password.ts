@@ -2,7 +2,7 @@
 // stored hash made with other parameters is re-hashed at the next successful sign-in.
 import { availableParallelism } from 'node:os';
 import argon2 from 'argon2';
-import { invalidInput } from '../errors.js';
+import { invalidInput, PROBLEMS } from '../errors.js';
 
 export const HASH_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
@@ -16,7 +16,7 @@ export const PASSWORD_MAX = 128;
 export function assertPasswordLength(password: string, field: 'password' | 'newPassword' = 'password'): void {
   const length = [...password].length;
   if (length < PASSWORD_MIN || length > PASSWORD_MAX) {
-    throw invalidInput(field, `The ${field === 'newPassword' ? 'new password' : 'password'} must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long.`);
+    throw invalidInput(PROBLEMS.invalidPassword, field, `The ${field === 'newPassword' ? 'new password' : 'password'} must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long.`);
   }
 }
 

@@ -5,7 +5,7 @@
 // two-step signs in again with a linked provider: sso/provider-reauth.ts.) A wrong credential is
 // 401 under the sign-in limits, and a code also under the second-step budget, as at sign-in.
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
-import { AppError, badRequest, unauthenticated } from '../errors.js';
+import { AppError, badRequest, PROBLEMS, notSignedIn, unauthenticated } from '../errors.js';
 import { recacheSession } from '../sessions/session.js';
 import { markReauthenticated, type ReauthMethod } from '../sessions/recent-auth.js';
 import { advanceCounter, passkeyFailed, verifyPasskeyAssertion } from '../passkeys/assertion.js';
@@ -40,10 +40,10 @@ function proofOf(input: ReauthInput): Proof {
   if (given(input.password)) forms.push({ kind: 'password', password: input.password });
   if (given(input.code)) forms.push({ kind: 'code', code: input.code });
   if (given(input.challengeId) || given(input.response)) {
-    if (!given(input.challengeId) || !given(input.response)) throw badRequest('A passkey re-authentication needs both "challenge_id" and "response".');
+    if (!given(input.challengeId) || !given(input.response)) throw badRequest(PROBLEMS.reauthInvalid, 'A passkey re-authentication needs both "challenge_id" and "response".');
     forms.push({ kind: 'passkey', challengeId: input.challengeId, response: input.response });
   }
-  if (forms.length !== 1) throw badRequest('Give exactly one of: "password", "code", or "challenge_id" with "response".');
+  if (forms.length !== 1) throw badRequest(PROBLEMS.reauthInvalid, 'Give exactly one of: "password", "code", or "challenge_id" with "response".');
   return forms[0]!;
 }
 
@@ -66,7 +66,7 @@ export async function reauthenticate(deps: FlowDeps, rp: RelyingParty, viewer: V
 
 async function accountOf(deps: FlowDeps, viewer: Viewer, client: ClientInfo): Promise<SecondStepTarget> {
   const account = await loadSecondStepTarget(deps, viewer.accountId, client);
-  if (!account) throw unauthenticated();
+  if (!account) throw notSignedIn();
   return account;
 }
 
@@ -116,6 +116,6 @@ async function withPasskey(
         throw err;
       }
     },
-    () => refusal ?? unauthenticated(),
+    () => refusal ?? unauthenticated(PROBLEMS.passkeyFailed),
   );
 }

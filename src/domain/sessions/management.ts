@@ -1,7 +1,7 @@
 // Listing and ending sessions: revoke another one, log out this one, log out everywhere. A
 // revocation the user asks for is recorded in the security activity with the delete.
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
-import { badRequest, noSuchSession } from '../errors.js';
+import { badRequest, noSuchSession, PROBLEMS } from '../errors.js';
 import { MAX_SESSIONS, accountSessions, revokeSessions, revokeSessionsAsChange } from './session.js';
 import { findAccountSession, selectLiveSessions, voidPendingSecondSteps, type SessionListRow } from './store.js';
 import { isUuid } from '../ids.js';
@@ -13,7 +13,7 @@ type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailNoti
 
 export async function revokeOtherSession(deps: FlowDeps, viewer: Viewer, sessionId: string, client: ClientInfo): Promise<void> {
   if (sessionId === viewer.sessionId) {
-    throw badRequest('This is the current session; use POST /auth/logout to end it.');
+    throw badRequest(PROBLEMS.currentSession, 'This is the current session; use POST /auth/logout to end it.');
   }
   // Session ids are UUIDs; anything else (NUL bytes included, which PostgreSQL refuses) is unknown.
   if (!isUuid(sessionId)) throw noSuchSession();

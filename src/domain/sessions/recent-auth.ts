@@ -10,7 +10,7 @@ import type { Tx } from '../store.js';
 import { readGuardRow, setAuthenticatedAt } from './store.js';
 import type { AccountChange } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
-import { reauthRequired, unauthenticated, verifyAddressFirst } from '../errors.js';
+import { reauthRequired, notSignedIn, verifyAddressFirst } from '../errors.js';
 
 type GuardDeps = Pick<DomainDeps, 'db' | 'clock' | 'policy'>;
 
@@ -25,7 +25,7 @@ export interface AdditionGuard {
 export async function guardAddition(deps: GuardDeps, viewer: Viewer, guard: AdditionGuard): Promise<void> {
   const session = await readGuardRow(deps.db, viewer.sessionId);
   // Revoked meanwhile.
-  if (!session || session.accountId !== viewer.accountId) throw unauthenticated();
+  if (!session || session.accountId !== viewer.accountId) throw notSignedIn();
   if (guard.verified && !session.emailVerified) throw verifyAddressFirst();
   if (guard.recent && !isRecent(deps, session.authenticatedAt.getTime())) throw reauthRequired();
 }
@@ -61,7 +61,7 @@ export async function markReauthenticated(
 ): Promise<string> {
   const tokenHash = await setAuthenticatedAt(tx, viewer.accountId, viewer.sessionId, at);
   // The session was revoked meanwhile: nothing to mark.
-  if (!tokenHash) throw unauthenticated();
+  if (!tokenHash) throw notSignedIn();
   await change.record({ type: 'reauthenticated', client, at, detail: { method } });
   return tokenHash;
 }

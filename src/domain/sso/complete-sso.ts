@@ -19,7 +19,7 @@ import { insertLinkedIdentity, setIdentityEmail } from '../identities/store.js';
 import { findEmailAccount, findLinkedIdentity, hasProviderIdentity } from './store.js';
 import { readTotpOn } from '../two-step/store.js';
 import { createMfaChallenge } from '../two-step/mfa-challenge.js';
-import { unauthenticated } from '../errors.js';
+import { notSignedIn } from '../errors.js';
 import { recordProviderLinked } from '../identities/provider-linked.js';
 import { reauthenticateWithProvider } from './provider-reauth.js';
 
@@ -68,7 +68,7 @@ async function completeOnce(deps: FlowDeps, input: SsoInput, nextSlug: () => str
       return { kind: 'reauthenticated' };
     case 'link': {
       const account = await readAccountState(deps.db, decision.accountId);
-      if (!account) throw unauthenticated();
+      if (!account) throw notSignedIn();
       await changeAccount(deps, decision.accountId, async (tx, change) => {
         await insertLinkedIdentity(tx, {
           accountId: decision.accountId,

@@ -9,7 +9,7 @@ import { setPasswordHash } from '../passwords/store.js';
 import { insertPendingLink, readPendingLinkSummary, readPendingLinkToConfirm } from './store.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
 import { isUniqueViolation } from '../../infra/db/errors.js';
-import { AppError, conflict } from '../errors.js';
+import { AppError, conflict, PROBLEMS } from '../errors.js';
 import { issueSignIn, type SignedIn } from '../sessions/sign-in.js';
 import type { ProviderIdentity, ProviderName } from './identity.js';
 import { createMfaChallenge, type MfaRequired } from '../two-step/mfa-challenge.js';
@@ -20,7 +20,7 @@ type FlowDeps = Pick<DomainDeps, 'background' | 'cache' | 'clock' | 'db' | 'even
 
 export const PENDING_LINK_TTL_MS = 15 * 60_000;
 
-const wrongPassword = () => new AppError('UNAUTHENTICATED', 'Incorrect password.');
+const wrongPassword = () => new AppError(PROBLEMS.wrongPassword, 'Incorrect password.');
 
 export async function createPendingLink(deps: FlowDeps, accountId: string, identity: ProviderIdentity): Promise<string> {
   const token = generateToken();
@@ -83,7 +83,7 @@ export async function confirmLink(
     }, checked.settle);
   } catch (err) {
     // Linked meanwhile: to this or another account, or this account got another identity of it.
-    if (isUniqueViolation(err)) throw conflict('This identity or provider has been linked meanwhile; nothing was changed.');
+    if (isUniqueViolation(err)) throw conflict(PROBLEMS.linkConflict, 'This identity or provider has been linked meanwhile; nothing was changed.');
     throw err;
   }
 }

@@ -4,7 +4,7 @@
 // to its account (sso-outcome.ts decides). With two-step sign-in on, a provider's sign-in alone
 // never stands in for the code: the account re-authenticates with a code or a passkey instead.
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
-import { badRequest, forbidden, unauthenticated } from '../errors.js';
+import { badRequest, forbidden, PROBLEMS, notSignedIn } from '../errors.js';
 import { recacheSession } from '../sessions/session.js';
 import { markReauthenticated } from '../sessions/recent-auth.js';
 import { readReauthAccount } from './store.js';
@@ -17,11 +17,11 @@ type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'sql' | 'events' | '
 /** Whether the session may start a re-authentication with `provider`: linked, and two-step off. */
 export async function assertProviderReauthAllowed(deps: Pick<DomainDeps, 'db'>, viewer: Viewer, provider: ProviderName): Promise<void> {
   const account = await readReauthAccount(deps.db, viewer.accountId, provider);
-  if (!account) throw unauthenticated();
+  if (!account) throw notSignedIn();
   if (account.totpOn) {
-    throw forbidden('Two-step sign-in is on: confirm it is you with a code from your authenticator app, a recovery code or a passkey.');
+    throw forbidden(PROBLEMS.reauthOtherWay, 'Two-step sign-in is on: confirm it is you with a code from your authenticator app, a recovery code or a passkey.');
   }
-  if (!account.linked) throw badRequest('This provider is not linked to your account: confirm it is you another way.');
+  if (!account.linked) throw badRequest(PROBLEMS.providerCannotConfirm, 'This provider is not linked to your account: confirm it is you another way.');
 }
 
 /** The provider answered with the identity linked to the session's account: the session is recent again. */

@@ -4,7 +4,7 @@
 // two concurrent removals (two identities, or an identity and a passkey) cannot both succeed.
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { changeAccount } from '../activity/account-change.js';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest, notFound, PROBLEMS } from '../errors.js';
 import { isProviderName } from './identity.js';
 import { methodCount } from '../identities/sign-in-methods.js';
 import { deleteLinkedIdentity, lockSignInMethods } from '../identities/store.js';
@@ -16,7 +16,7 @@ export const LAST_METHOD_MESSAGE =
   'This is your only way to sign in. Set a password before disconnecting the last login provider ' +
   '(use "Forgot password" to set one).';
 
-const notLinked = () => notFound('This provider is not linked to your account.');
+const notLinked = () => notFound(PROBLEMS.providerNotLinked, 'This provider is not linked to your account.');
 
 export async function unlinkProvider(deps: FlowDeps, accountId: string, provider: string, client: ClientInfo): Promise<void> {
   if (!isProviderName(provider)) throw notLinked();
@@ -24,7 +24,7 @@ export async function unlinkProvider(deps: FlowDeps, accountId: string, provider
     const methods = await lockSignInMethods(tx, accountId);
     const identity = methods?.identities.find((i) => i.provider === provider);
     if (!methods || !identity) throw notLinked();
-    if (methodCount(methods) <= 1) throw badRequest(LAST_METHOD_MESSAGE);
+    if (methodCount(methods) <= 1) throw badRequest(PROBLEMS.lastSignInMethod, LAST_METHOD_MESSAGE);
     await deleteLinkedIdentity(tx, identity.id);
     await change.record({ type: 'provider_unlinked', client, at: deps.clock(), detail: { provider } });
   });

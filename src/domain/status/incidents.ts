@@ -1,7 +1,7 @@
 // Incidents and planned maintenance (API.md section 17): what operators post through the internal
 // API, what the background refresh opens and resolves by itself, and what the status page lists.
 // The seed's /status roll-up does not change; these sit beside it.
-import { badRequest, conflict, notFound } from '../errors.js';
+import { badRequest, conflict, notFound, PROBLEMS } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Db } from '../store.js';
 import { INCIDENT_IMPACTS, INCIDENT_STATUSES, type IncidentImpact, type IncidentJson, type IncidentStatus, type MaintenanceJson } from './notices.js';
@@ -57,26 +57,26 @@ export interface MaintenanceView extends MaintenanceRow {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function text(value: unknown, field: string, max: number): string {
-  if (typeof value !== 'string' || value.trim() === '') throw badRequest(`"${field}" must be a non-empty string.`);
+  if (typeof value !== 'string' || value.trim() === '') throw badRequest(PROBLEMS.invalidIncident, `"${field}" must be a non-empty string.`);
   // PostgreSQL text cannot hold NUL: refused here, not a failed insert.
-  if (value.includes('\u0000')) throw badRequest(`"${field}" must not contain NUL characters.`);
+  if (value.includes('\u0000')) throw badRequest(PROBLEMS.invalidIncident, `"${field}" must not contain NUL characters.`);
   const trimmed = value.trim();
-  if (trimmed.length > max) throw badRequest(`"${field}" is at most ${max} characters.`);
+  if (trimmed.length > max) throw badRequest(PROBLEMS.invalidIncident, `"${field}" is at most ${max} characters.`);
   return trimmed;
 }
 
 function oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[]): T {
-  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) throw badRequest(`"${field}" must be one of ${allowed.join(', ')}.`);
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) throw badRequest(PROBLEMS.invalidIncident, `"${field}" must be one of ${allowed.join(', ')}.`);
   return value as T;
 }
 
 /** A non-empty list of known component names, each once, in the roll-up's order. */
 function components(value: unknown): string[] {
   if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string')) {
-    throw badRequest(`"components" must be a non-empty list of component names (${COMPONENTS.join(', ')}).`);
+    throw badRequest(PROBLEMS.invalidIncident, `"components" must be a non-empty list of component names (${COMPONENTS.join(', ')}).`);
   }
   const unknown = value.filter((v) => !(COMPONENTS as readonly string[]).includes(v));
-  if (unknown.length > 0) throw badRequest(`Unknown component: ${unknown.join(', ')}. The components are ${COMPONENTS.join(', ')}.`);
+  if (unknown.length > 0) throw badRequest(PROBLEMS.invalidIncident, `Unknown component: ${unknown.join(', ')}. The components are ${COMPONENTS.join(', ')}.`);
   return COMPONENTS.filter((c) => value.includes(c));
 }
 
@@ -88,12 +88,12 @@ function time(value: unknown, field: string): Date {
   const [y, mo, d] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [0, 0, 0];
   const real = m !== null && mo >= 1 && mo <= 12 && d >= 1 && d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
   const at = real ? new Date(value as string) : null;
-  if (!at || Number.isNaN(at.getTime())) throw badRequest(`"${field}" must be an RFC 3339 time with a zone, such as 2026-12-01T22:00:00Z.`);
+  if (!at || Number.isNaN(at.getTime())) throw badRequest(PROBLEMS.invalidIncident, `"${field}" must be an RFC 3339 time with a zone, such as 2026-12-01T22:00:00Z.`);
   return at;
 }
 
 function body(input: unknown): Record<string, unknown> {
-  if (!isObject(input)) throw badRequest('The request body must be a JSON object.');
+  if (!isObject(input)) throw badRequest(PROBLEMS.bodyNotObject, 'The request body must be a JSON object.');
   return input;
 }
 
@@ -167,12 +167,12 @@ export async function createIncident(deps: IncidentWriteDeps, input: unknown): P
 export async function addIncidentUpdate(deps: IncidentWriteDeps, id: string, input: unknown): Promise<IncidentView> {
   const b = body(input);
   const update = { status: oneOf(b.status, 'status', INCIDENT_STATUSES), message: text(b.message, 'message', MESSAGE_MAX) };
-  if (!isUuid(id)) throw notFound('No such incident.');
+  if (!isUuid(id)) throw notFound(PROBLEMS.incidentNotFound, 'No such incident.');
   const result = await insertIncidentUpdate(deps.db, id, { ...update, at: deps.clock() }, async (tx, r) => {
     await enqueueNotices(deps, tx, incidentNotice(r, false));
   });
-  if (result === null) throw notFound('No such incident.');
-  if (result === 'resolved') throw conflict('This incident is resolved; open a new one.');
+  if (result === null) throw notFound(PROBLEMS.incidentNotFound, 'No such incident.');
+  if (result === 'resolved') throw conflict(PROBLEMS.incidentResolved, 'This incident is resolved; open a new one.');
   deps.mailNotify();
   return incidentView(result);
 }
@@ -187,7 +187,7 @@ export async function createMaintenance(deps: IncidentWriteDeps, input: unknown)
     endsAt: time(b.ends_at, 'ends_at'),
     message: text(b.message, 'message', MESSAGE_MAX),
   };
-  if (fields.endsAt <= fields.startsAt) throw badRequest('"ends_at" must be after "starts_at".');
+  if (fields.endsAt <= fields.startsAt) throw badRequest(PROBLEMS.invalidIncident, '"ends_at" must be after "starts_at".');
   const now = deps.clock();
   const row = await insertMaintenance(deps.db, { ...fields, createdAt: now }, async (tx, m) => {
     await enqueueNotices(deps, tx, maintenanceNotice(m));
@@ -198,7 +198,7 @@ export async function createMaintenance(deps: IncidentWriteDeps, input: unknown)
 
 /** DELETE /internal/status/maintenances/<id>. */
 export async function deleteMaintenance(deps: IncidentDeps, id: string): Promise<void> {
-  if (!isUuid(id) || !(await deleteMaintenanceRow(deps.db, id))) throw notFound('No such maintenance.');
+  if (!isUuid(id) || !(await deleteMaintenanceRow(deps.db, id))) throw notFound(PROBLEMS.incidentNotFound, 'No such maintenance.');
 }
 
 /** An entry of the status feed: an incident update, or a maintenance as announced. */

@@ -8,7 +8,7 @@
 // every instance keeps the history it last read, and hands out a new snapshot when it reads a newer
 // one. A snapshot object stands until it is replaced, so the HTTP adapter renders each one once.
 import { randomUUID } from 'node:crypto';
-import { unavailable } from '../errors.js';
+import { PROBLEMS, unavailable } from '../errors.js';
 import { millisOf } from '../clock.js';
 import { withTimeout } from '../../infra/timeout.js';
 import { throttled } from '../../infra/observability/log-throttle.js';
@@ -110,7 +110,7 @@ export class StatusService {
     const ready = this.freshHistory();
     if (ready) return ready;
     await withTimeout(this.readHistory(), HISTORY_READ_BOUND_MS, () => new Error('history timed out')).catch(() => {});
-    if (!this.history) throw unavailable('The status history is not available right now.');
+    if (!this.history) throw unavailable(PROBLEMS.historyUnavailable, 'The status history is not available right now.');
     return this.history.history;
   }
 

@@ -6,7 +6,7 @@
 import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail, parseEmail } from '../email-address.js';
 import { statusIncident, statusSubscribeConfirm } from '../emails/messages.js';
-import { badRequest } from '../errors.js';
+import { badRequest, PROBLEMS } from '../errors.js';
 import { consume, LIMITS, reserve } from '../limits/rate-limit.js';
 import { networkOf } from '../network.js';
 import { inTransaction, type Tx } from '../store.js';
@@ -30,7 +30,7 @@ export function zoneOrigin(config: { baseUrl: string; zone: string }): string {
 export async function subscribe(deps: SubscriptionDeps, rawEmail: unknown, client: ClientInfo): Promise<void> {
   // Counted first, like every limit: a refused request still counts.
   await reserve(deps.cache, LIMITS.statusSubscribePerNetwork, networkOf(client.ip) ?? client.ip, 'Too many subscription requests from this network. Try again later.');
-  if (typeof rawEmail !== 'string') throw badRequest('"email" must be a string.');
+  if (typeof rawEmail !== 'string') throw badRequest(PROBLEMS.invalidSubscription, '"email" must be a string.');
   const email = parseEmail(rawEmail);
   const emailNormalized = normalizeEmail(email);
   // Past three confirmation emails a day for one address, nothing more is sent (and nothing said).

@@ -6,7 +6,7 @@
 import { changeAccount } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { tokenCreated } from '../emails/messages.js';
-import { AppError, conflict, invalidInput, notFound } from '../errors.js';
+import { AppError, conflict, invalidInput, notFound, PROBLEMS } from '../errors.js';
 import { hashToken } from '../../infra/crypto/tokens.js';
 import { guardAddition } from '../sessions/recent-auth.js';
 import { tombstone } from '../sessions/session.js';
@@ -40,13 +40,13 @@ export interface CreatedToken {
 function tokenName(raw: unknown): string {
   const name = typeof raw === 'string' ? raw.trim() : '';
   const length = [...name].length;
-  if (length < 1 || length > NAME_MAX) throw invalidInput('name', `Give the token a name of 1 to ${NAME_MAX} characters.`);
+  if (length < 1 || length > NAME_MAX) throw invalidInput(PROBLEMS.invalidTokenInput, 'name', `Give the token a name of 1 to ${NAME_MAX} characters.`);
   return name;
 }
 
 function expiryDays(raw: unknown): number | null {
   if (raw === undefined || raw === null) return null;
-  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > 366) throw invalidInput('expiresInDays', 'A token expires after a whole number of days from 1 to 366, or never.');
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > 366) throw invalidInput(PROBLEMS.invalidTokenInput, 'expiresInDays', 'A token expires after a whole number of days from 1 to 366, or never.');
   return raw;
 }
 
@@ -66,8 +66,8 @@ export async function issueServiceToken(
   const row = await changeAccount(deps, accountId, async (tx, change) => {
     if (claim) await claim(tx);
     const account = await lockForNewToken(tx, accountId, now);
-    if (!account) throw notFound();
-    if (account.live >= MAX_LIVE_TOKENS) throw conflict(`At most ${MAX_LIVE_TOKENS} live service tokens; revoke one first.`);
+    if (!account) throw notFound(PROBLEMS.notFound);
+    if (account.live >= MAX_LIVE_TOKENS) throw conflict(PROBLEMS.tokenLimit, `At most ${MAX_LIVE_TOKENS} live service tokens; revoke one first.`);
     const created = await insertTokenRow(tx, {
       accountId,
       name: spec.name,
@@ -96,10 +96,10 @@ export function listServiceTokens(deps: Pick<DomainDeps, 'db'>, accountId: strin
 
 /** Revokes the account's token; another account's answers like an unknown one (404). */
 export async function revokeServiceToken(deps: FlowDeps, accountId: string, id: string, client: ClientInfo): Promise<void> {
-  if (!isUuid(id)) throw notFound('No such token.');
+  if (!isUuid(id)) throw notFound(PROBLEMS.tokenNotFound, 'No such token.');
   const gone = await changeAccount(deps, accountId, async (tx, change) => {
     const row = await deleteTokenRow(tx, accountId, id);
-    if (!row) throw notFound('No such token.');
+    if (!row) throw notFound(PROBLEMS.tokenNotFound, 'No such token.');
     await change.record({ type: 'token_revoked', client, at: deps.clock(), detail: { token_id: id, name: row.name } });
     return row;
   });

@@ -1,6 +1,6 @@
 // Tunnel naming (API.md section 4): the subdomain rules, the custom-domain rules and the public
 // host `<subdomain>--<slug>.ZONE` they form.
-import { invalidInput } from '../errors.js';
+import { invalidInput, PROBLEMS } from '../errors.js';
 
 /** 33 + "--" + 28 (the longest slug) = 63, one DNS label. */
 export const SUBDOMAIN_MAX = 33;
@@ -10,13 +10,13 @@ const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 /** The slug character and hyphen rules with 1 to 33 characters; reserved labels do not apply. */
 export function assertValidSubdomain(subdomain: unknown): asserts subdomain is string {
   if (typeof subdomain !== 'string' || subdomain.length < 1 || subdomain.length > SUBDOMAIN_MAX) {
-    throw invalidInput('subdomain', `The subdomain must be 1 to ${SUBDOMAIN_MAX} characters long.`);
+    throw invalidInput(PROBLEMS.invalidSubdomain, 'subdomain', `The subdomain must be 1 to ${SUBDOMAIN_MAX} characters long.`);
   }
   if (!/^[a-z0-9-]+$/.test(subdomain)) {
-    throw invalidInput('subdomain', 'The subdomain may contain only lowercase letters, digits and hyphens.');
+    throw invalidInput(PROBLEMS.invalidSubdomain, 'subdomain', 'The subdomain may contain only lowercase letters, digits and hyphens.');
   }
   if (subdomain.startsWith('-') || subdomain.endsWith('-') || subdomain.includes('--')) {
-    throw invalidInput('subdomain', 'The subdomain cannot start or end with a hyphen or contain "--".');
+    throw invalidInput(PROBLEMS.invalidSubdomain, 'subdomain', 'The subdomain cannot start or end with a hyphen or contain "--".');
   }
 }
 
@@ -39,13 +39,13 @@ export interface Zones {
  * service's own) and is not the API's host, which would never route to the card.
  */
 export function normalizeCustomDomain(value: unknown, zones: Zones): string {
-  if (typeof value !== 'string') throw invalidInput('customDomain', 'The custom domain must be a host name.');
+  if (typeof value !== 'string') throw invalidInput(PROBLEMS.invalidCustomDomain, 'customDomain', 'The custom domain must be a host name.');
   const name = value.trim().toLowerCase().replace(/\.$/, '');
-  if (!isHostname(name)) throw invalidInput('customDomain', 'The custom domain must be a valid host name such as mcp.example.com.');
+  if (!isHostname(name)) throw invalidInput(PROBLEMS.invalidCustomDomain, 'customDomain', 'The custom domain must be a valid host name such as mcp.example.com.');
   if (name === zones.zone || name.endsWith(`.${zones.zone}`)) {
-    throw invalidInput('customDomain', `The custom domain cannot be inside ${zones.zone}.`);
+    throw invalidInput(PROBLEMS.invalidCustomDomain, 'customDomain', `The custom domain cannot be inside ${zones.zone}.`);
   }
-  if (name === zones.apiHostname) throw invalidInput('customDomain', 'The custom domain cannot be the service’s own host.');
+  if (name === zones.apiHostname) throw invalidInput(PROBLEMS.invalidCustomDomain, 'customDomain', 'The custom domain cannot be the service’s own host.');
   return name;
 }
 

@@ -1,7 +1,7 @@
 // Pinned tool names (SPEC 2.3): the edge hands over every tools/list result that passes through;
 // only the names are kept, in order, without duplicates. Descriptions and input schemas are
 // never stored, so a card can never leak them.
-import { badRequest, noSuchTunnel } from '../errors.js';
+import { badRequest, noSuchTunnel, PROBLEMS } from '../errors.js';
 import { cardHostsOf } from './names.js';
 import type { TunnelsDeps } from './tunnels.js';
 import { readTunnelTools, setPinnedTools } from './store.js';
@@ -15,13 +15,13 @@ const TOOLS_MAX = 1000;
 /** The names of a tools/list result `{tools:[{name, …}]}`, in order, duplicates dropped. */
 export function toolNamesOf(result: unknown): string[] {
   const tools = typeof result === 'object' && result !== null ? (result as { tools?: unknown }).tools : undefined;
-  if (!Array.isArray(tools)) throw badRequest('The body must be a tools/list result: {"tools":[{"name":…}]}.');
-  if (tools.length > TOOLS_MAX) throw badRequest(`At most ${TOOLS_MAX} tools can be pinned.`);
+  if (!Array.isArray(tools)) throw badRequest(PROBLEMS.invalidPinnedTools, 'The body must be a tools/list result: {"tools":[{"name":…}]}.');
+  if (tools.length > TOOLS_MAX) throw badRequest(PROBLEMS.invalidPinnedTools, `At most ${TOOLS_MAX} tools can be pinned.`);
   const names = new Set<string>();
   for (const tool of tools) {
     const name = typeof tool === 'object' && tool !== null ? (tool as { name?: unknown }).name : undefined;
     if (typeof name !== 'string' || name.length === 0 || name.length > NAME_MAX) {
-      throw badRequest(`Every tool needs a "name" of 1 to ${NAME_MAX} characters.`);
+      throw badRequest(PROBLEMS.invalidPinnedTools, `Every tool needs a "name" of 1 to ${NAME_MAX} characters.`);
     }
     names.add(name);
   }

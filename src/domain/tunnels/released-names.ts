@@ -4,7 +4,7 @@
 // stranger's server. The account that freed a name may take it back at once.
 import type { DbHandle, Tx } from '../store.js';
 import { holdName, lockName, readNameHold } from './store.js';
-import { conflict } from '../errors.js';
+import { conflict, PROBLEMS } from '../errors.js';
 
 export const NAME_HOLD_MS = 30 * 24 * 3600_000;
 
@@ -40,7 +40,7 @@ export async function claimName(tx: Tx, kind: NameKind, name: string, accountId:
   await lockNames(tx, kind, [name]);
   if (await isHeldForAnother(tx, kind, name, accountId, now)) {
     throw kind === 'slug'
-      ? conflict('That slug was released recently and is held for 30 days; choose another.', 'slug')
-      : conflict('That custom domain was released recently and is held for 30 days.', 'customDomain');
+      ? conflict(PROBLEMS.slugHeld, 'That slug was released recently and is held for 30 days; choose another.', 'slug')
+      : conflict(PROBLEMS.customDomainHeld, 'That custom domain was released recently and is held for 30 days.', 'customDomain');
   }
 }

@@ -18,7 +18,7 @@ import {
   type OwnedTunnel,
 } from './store.js';
 import { violates } from '../../infra/db/errors.js';
-import { conflict, invalidInput, noSuchTunnel } from '../errors.js';
+import { conflict, invalidInput, noSuchTunnel, PROBLEMS } from '../errors.js';
 import type { DomainEvents } from '../events.js';
 import { assertValidSubdomain, cardHostsOf, mcpUrlsOf, normalizeCustomDomain } from './names.js';
 import { claimName, releaseNames } from './released-names.js';
@@ -52,8 +52,8 @@ export const MAX_TUNNELS = 100;
 
 
 function uniqueConflict(err: unknown): never {
-  if (violates(err, 'custom_domain', 'customDomain')) throw conflict('That custom domain is already in use.', 'customDomain');
-  if (violates(err, 'subdomain')) throw conflict('You already have a tunnel with that subdomain.', 'subdomain');
+  if (violates(err, 'custom_domain', 'customDomain')) throw conflict(PROBLEMS.customDomainTaken, 'That custom domain is already in use.', 'customDomain');
+  if (violates(err, 'subdomain')) throw conflict(PROBLEMS.subdomainTaken, 'You already have a tunnel with that subdomain.', 'subdomain');
   throw err;
 }
 
@@ -87,7 +87,7 @@ export async function createTunnel(
       if (customDomain) await claimName(tx, 'domain', customDomain, accountId, now);
       // The cap holds under concurrent requests: the conditional increment is re-checked on the
       // latest row version, so at most MAX_TUNNELS reservations ever succeed.
-      if (!(await reserveTunnelSlot(tx, accountId, MAX_TUNNELS))) throw conflict(`An account can have at most ${MAX_TUNNELS} tunnels; delete one first.`);
+      if (!(await reserveTunnelSlot(tx, accountId, MAX_TUNNELS))) throw conflict(PROBLEMS.tunnelLimit, `An account can have at most ${MAX_TUNNELS} tunnels; delete one first.`);
       const tunnel = await insertTunnel(tx, { accountId, subdomain, customDomain, access, allowedEmails });
       await tunnelCreated(change, tunnel, deps.config.zone, now);
       return tunnel;
@@ -101,7 +101,7 @@ export async function createTunnel(
 }
 
 export async function updateTunnel(deps: TunnelsDeps, accountId: string, id: string, input: TunnelUpdate): Promise<void> {
-  if (input.discoverable === null) throw invalidInput('discoverable', 'Discoverable is either on or off (true or false).');
+  if (input.discoverable === null) throw invalidInput(PROBLEMS.invalidTunnelSettings, 'discoverable', 'Discoverable is either on or off (true or false).');
   if (input.subdomain !== undefined) assertValidSubdomain(input.subdomain);
   if (input.access === null) throw accessRule();
   const before = await findOwned(deps, accountId, id);

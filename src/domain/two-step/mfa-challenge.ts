@@ -8,7 +8,7 @@ import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/
 import { isUniqueViolation } from '../../infra/db/errors.js';
 import { countChallengeAttempt, insertChallenge, useChallenge } from './store.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
-import { badRequest, conflict, rateLimited } from '../errors.js';
+import { badRequest, conflict, PROBLEMS, rateLimited } from '../errors.js';
 import { issueSignIn, type SignInMethod, type SignedIn } from '../sessions/sign-in.js';
 import { bindPendingLink } from '../identities/pending-link-binding.js';
 import { attemptSecondStep, loadSecondStepTarget } from './second-step-attempt.js';
@@ -30,7 +30,7 @@ export interface MfaRequired {
 
 export const isMfaRequired = (v: SignedIn | MfaRequired): v is MfaRequired => 'mfaRequired' in v;
 
-const invalidMfaToken = () => badRequest('This sign-in attempt is invalid, expired or already used. Sign in again.');
+const invalidMfaToken = () => badRequest(PROBLEMS.signInAttemptInvalid, 'This sign-in attempt is invalid, expired or already used. Sign in again.');
 
 export async function createMfaChallenge(
   deps: Pick<DomainDeps, 'db' | 'clock'>,
@@ -58,7 +58,7 @@ export async function verifyMfa(deps: FlowDeps, input: { mfaToken: string; code:
   const challenge = await countChallengeAttempt(deps.db, hashToken(input.mfaToken), now);
   if (!challenge) throw invalidMfaToken();
   if (challenge.failures > MFA_TOKEN_MAX_ATTEMPTS) {
-    throw rateLimited(Math.max(1, Math.ceil((challenge.expiresAt.getTime() - now.getTime()) / 1000)), 'Too many wrong codes. Sign in again.');
+    throw rateLimited(PROBLEMS.tooManyWrongCodes, Math.max(1, Math.ceil((challenge.expiresAt.getTime() - now.getTime()) / 1000)), 'Too many wrong codes. Sign in again.');
   }
   const account = await loadSecondStepTarget(deps, challenge.accountId, client);
   if (!account) throw invalidMfaToken();
@@ -86,7 +86,7 @@ export async function verifyMfa(deps: FlowDeps, input: { mfaToken: string; code:
       wrongCodeAtSignIn,
     );
   } catch (err) {
-    if (isUniqueViolation(err)) throw conflict('This identity or provider has been linked meanwhile; nothing was changed.');
+    if (isUniqueViolation(err)) throw conflict(PROBLEMS.linkConflict, 'This identity or provider has been linked meanwhile; nothing was changed.');
     throw err;
   }
 }

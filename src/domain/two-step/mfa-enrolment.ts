@@ -7,7 +7,7 @@
 // and the sign-in limits (second-step-attempt.ts). The notices mfa-enabled, mfa-disabled and
 // recovery-codes-regenerated (API.md section 10) commit with the change.
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
-import { badRequest, conflict, unauthenticated } from '../errors.js';
+import { badRequest, conflict, PROBLEMS, notSignedIn } from '../errors.js';
 import { mfaDisabled, mfaEnabled, recoveryCodesRegenerated } from '../emails/messages.js';
 import { changeAccount } from '../activity/account-change.js';
 import { maskIp } from '../network.js';
@@ -25,9 +25,9 @@ type FlowDeps = Pick<DomainDeps, 'cache' | 'cipher' | 'clock' | 'db' | 'events' 
 
 export const TOTP_SETUP_TTL_MS = 10 * 60_000;
 
-const alreadyOn = () => conflict('Two-step sign-in is already on. Turn it off before setting up another authenticator.');
-const notOn = () => badRequest('Two-step sign-in is not on.');
-const noPendingSetup = () => badRequest('No two-step setup is pending. Start the setup again.');
+const alreadyOn = () => conflict(PROBLEMS.twoStepOn, 'Two-step sign-in is already on. Turn it off before setting up another authenticator.');
+const notOn = () => badRequest(PROBLEMS.twoStepOff, 'Two-step sign-in is not on.');
+const noPendingSetup = () => badRequest(PROBLEMS.twoStepOff, 'No two-step setup is pending. Start the setup again.');
 
 export async function setupTotp(
   deps: FlowDeps,
@@ -37,7 +37,7 @@ export async function setupTotp(
 ): Promise<TotpEnrolment> {
   await requireVerifiedAddress(deps, viewer);
   const account = await readSetupAccount(deps.db, viewer.accountId);
-  if (!account) throw unauthenticated();
+  if (!account) throw notSignedIn();
   // An account without a password (SSO only) has nothing to ask for.
   if (account.hasPassword) await confirmPassword(deps, viewer.accountId, input.currentPassword ?? '', client);
   if (account.totpOn) throw alreadyOn();
@@ -116,7 +116,7 @@ export async function regenerateRecoveryCodes(
 /** The account a code is checked against; 400 unless two-step is on. */
 async function enabledTarget(deps: FlowDeps, viewer: Viewer, client: ClientInfo): Promise<SecondStepTarget> {
   const account = await loadSecondStepTarget(deps, viewer.accountId, client);
-  if (!account) throw unauthenticated();
+  if (!account) throw notSignedIn();
   if (!account.totp?.enabledAt) throw notOn();
   return account;
 }

@@ -10,7 +10,7 @@ import { mfaFailed } from '../emails/messages.js';
 import { recordSecurityEventQuietly, type SecurityEventDetail } from '../activity/security-events.js';
 import { changeAccount } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
-import { rateLimited, type AppError } from '../errors.js';
+import { type AppError, PROBLEMS, rateLimited } from '../errors.js';
 import { maskIp } from '../network.js';
 import { readSecondStepTarget, type SecondStepTarget } from './store.js';
 import { underSignInLimits } from '../passwords/password-check.js';
@@ -51,7 +51,7 @@ export async function attemptSecondStep<T>(
   const failures = { limit: LIMITS.secondStepFailures, subject: account.id };
   const [budget] = await consumeAll(deps.cache, [failures]);
   if (!budget!.allowed) {
-    throw rateLimited(budget!.retryAfterSeconds, 'Too many wrong codes for this account. Codes are refused until the hour ends.');
+    throw rateLimited(PROBLEMS.tooManyWrongCodes, budget!.retryAfterSeconds, 'Too many wrong codes for this account. Codes are refused until the hour ends.');
   }
   let failed = false;
   try {

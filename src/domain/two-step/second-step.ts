@@ -7,15 +7,15 @@ import type { Cipher } from '../../infra/crypto/cipher.js';
 import { changeAccount, type AccountChange, type ChangeDeps } from '../activity/account-change.js';
 import type { Tx } from '../store.js';
 import { useTotpStep } from './store.js';
-import { AppError, badRequest } from '../errors.js';
+import { AppError, badRequest, PROBLEMS } from '../errors.js';
 import { normalizeRecoveryCode, useRecoveryCode } from './recovery-codes.js';
 import { matchTotpStep } from './totp.js';
 import { decodeBase32IgnorePadding } from '@oslojs/encoding';
 
 export type SecondStepCode = { kind: 'totp'; step: bigint } | { kind: 'recovery'; normalized: string };
 
-export const wrongCodeAtSignIn = () => new AppError('UNAUTHENTICATED', 'Incorrect code.');
-export const wrongCode = () => badRequest('Incorrect code.');
+export const wrongCodeAtSignIn = () => new AppError(PROBLEMS.wrongCodeAtSignIn, 'Incorrect code.');
+export const wrongCode = () => badRequest(PROBLEMS.wrongCode, 'Incorrect code.');
 
 /** The TOTP key from its sealed base32 text. */
 export function openTotpKey(cipher: Cipher, sealed: string): Uint8Array {

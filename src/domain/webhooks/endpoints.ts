@@ -10,7 +10,7 @@ import { isIP } from 'node:net';
 import { changeAccount } from '../activity/account-change.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../activity/webhook-events.js';
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
-import { conflict, invalidInput, notFound } from '../errors.js';
+import { conflict, invalidInput, notFound, PROBLEMS } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { LIMITS, reserve } from '../limits/rate-limit.js';
 import { inTransaction } from '../store.js';
@@ -49,7 +49,7 @@ export interface WebhookInput {
   enabled?: unknown;
 }
 
-const noSuchWebhook = () => notFound('No such webhook.');
+const noSuchWebhook = () => notFound(PROBLEMS.webhookNotFound, 'No such webhook.');
 
 /** DNS's own answers that a name does not exist (or has no address), as node's resolver codes them. */
 const NO_SUCH_NAME = new Set(['ENOTFOUND', 'ENODATA', 'ENONAME']);
@@ -62,7 +62,7 @@ const NO_SUCH_NAME = new Set(['ENOTFOUND', 'ENODATA', 'ENONAME']);
  * failed just now), and a host that resolves to an address webhooks never go to.
  */
 export async function checkWebhookUrl(deps: Pick<DomainDeps, 'policy'>, raw: unknown): Promise<string> {
-  if (typeof raw !== 'string' || raw.length === 0 || raw.length > URL_MAX) throw invalidInput('url', `The endpoint URL must be an https URL of at most ${URL_MAX} characters.`);
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > URL_MAX) throw invalidInput(PROBLEMS.invalidWebhookUrl, 'url', `The endpoint URL must be an https URL of at most ${URL_MAX} characters.`);
   const allowPrivate = deps.policy.webhookAllowPrivate;
   const seen: { answers: { address: string }[]; dnsError: string | null } = { answers: [], dnsError: null };
   // The system resolver, as checkedTarget's own default, observed.
@@ -81,7 +81,7 @@ export async function checkWebhookUrl(deps: Pick<DomainDeps, 'policy'>, raw: unk
     if (url.hash) throw new RefusedUrl('scheme', 'The URL may not carry a fragment (#…).');
     return url.href;
   } catch (err) {
-    if (err instanceof RefusedUrl) throw invalidInput('url', refusalOf(err, raw, seen));
+    if (err instanceof RefusedUrl) throw invalidInput(PROBLEMS.invalidWebhookUrl, 'url', refusalOf(err, raw, seen));
     throw err;
   }
 }
@@ -108,14 +108,14 @@ function refusalOf(err: RefusedUrl, raw: string, seen: { answers: { address: str
 function parseEvents(raw: unknown): WebhookEventType[] {
   const known = WEBHOOK_EVENT_TYPES as readonly string[];
   if (!Array.isArray(raw) || raw.length === 0 || raw.some((e) => typeof e !== 'string' || !known.includes(e))) {
-    throw invalidInput('events', `Choose at least one event: ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
+    throw invalidInput(PROBLEMS.invalidWebhook, 'events', `Choose at least one event: ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
   }
   return [...new Set(raw as WebhookEventType[])];
 }
 
 function parseDescription(raw: unknown): string {
   if (raw === undefined || raw === null) return '';
-  if (typeof raw !== 'string' || [...raw].length > DESCRIPTION_MAX) throw invalidInput('description', `The description has at most ${DESCRIPTION_MAX} characters.`);
+  if (typeof raw !== 'string' || [...raw].length > DESCRIPTION_MAX) throw invalidInput(PROBLEMS.invalidWebhook, 'description', `The description has at most ${DESCRIPTION_MAX} characters.`);
   return raw.trim();
 }
 
@@ -128,7 +128,7 @@ export interface CreatedWebhook {
 export async function createWebhook(deps: FlowDeps, viewer: Viewer, input: WebhookInput, client: ClientInfo): Promise<CreatedWebhook> {
   const events = parseEvents(input.events);
   const description = parseDescription(input.description);
-  if (typeof input.url !== 'string') throw invalidInput('url', 'Give the endpoint’s https URL.');
+  if (typeof input.url !== 'string') throw invalidInput(PROBLEMS.invalidWebhookUrl, 'url', 'Give the endpoint’s https URL.');
   await requireRecentAuth(deps, viewer);
   const url = await checkWebhookUrl(deps, input.url);
   const secret = generateWebhookSecret();
@@ -136,7 +136,7 @@ export async function createWebhook(deps: FlowDeps, viewer: Viewer, input: Webho
   const row = await changeAccount(deps, viewer.accountId, async (tx, change) => {
     const count = await lockAndCountWebhooks(tx, viewer.accountId);
     if (count === null) throw noSuchWebhook();
-    if (count >= MAX_WEBHOOKS) throw conflict(`At most ${MAX_WEBHOOKS} webhook endpoints per account; delete one first.`);
+    if (count >= MAX_WEBHOOKS) throw conflict(PROBLEMS.webhookLimit, `At most ${MAX_WEBHOOKS} webhook endpoints per account; delete one first.`);
     const created = await insertWebhookRow(tx, { accountId: viewer.accountId, url, events, description, secret: deps.cipher.seal(secret), now });
     await change.record({ type: 'webhook_created', client, at: now, detail: { webhook_id: created.id, host: new URL(url).host, events: events.join(' ') } });
     return created;
@@ -156,9 +156,9 @@ async function ownWebhook(deps: Pick<DomainDeps, 'db'>, accountId: string, id: s
 
 export async function updateWebhook(deps: FlowDeps, viewer: Viewer, id: string, input: WebhookInput): Promise<WebhookRow> {
   const before = await ownWebhook(deps, viewer.accountId, id);
-  if (input.enabled !== undefined && typeof input.enabled !== 'boolean') throw invalidInput('enabled', 'Enabled is true or false.');
-  if (input.url === null) throw invalidInput('url', 'The endpoint URL cannot be cleared.');
-  if (input.events === null) throw invalidInput('events', 'Choose at least one event: the events cannot be cleared.');
+  if (input.enabled !== undefined && typeof input.enabled !== 'boolean') throw invalidInput(PROBLEMS.invalidWebhook, 'enabled', 'Enabled is true or false.');
+  if (input.url === null) throw invalidInput(PROBLEMS.invalidWebhookUrl, 'url', 'The endpoint URL cannot be cleared.');
+  if (input.events === null) throw invalidInput(PROBLEMS.invalidWebhook, 'events', 'Choose at least one event: the events cannot be cleared.');
   const events = input.events === undefined ? undefined : parseEvents(input.events);
   const description = input.description === undefined ? undefined : parseDescription(input.description);
   const enabled = input.enabled as boolean | undefined;
@@ -218,7 +218,7 @@ export async function sendTestEvent(deps: FlowDeps, accountId: string, id: strin
 
 export async function listDeliveries(deps: Pick<DomainDeps, 'db'>, accountId: string, id: string, limit: unknown): Promise<AttemptView[]> {
   const take = limit === undefined || limit === null ? 50 : limit;
-  if (typeof take !== 'number' || !Number.isInteger(take) || take < 1 || take > 100) throw invalidInput('first', 'The number of deliveries is a whole number from 1 to 100.');
+  if (typeof take !== 'number' || !Number.isInteger(take) || take < 1 || take > 100) throw invalidInput(PROBLEMS.invalidWebhook, 'first', 'The number of deliveries is a whole number from 1 to 100.');
   const row = await ownWebhook(deps, accountId, id);
   return listAttempts(deps.db, row.id, take);
 }
@@ -227,6 +227,6 @@ export async function listDeliveries(deps: Pick<DomainDeps, 'db'>, accountId: st
 export async function retryDelivery(deps: FlowDeps, accountId: string, id: string, deliveryId: string): Promise<void> {
   await reserve(deps.cache, LIMITS.webhookManualSends, accountId, MANUAL_SENDS_MESSAGE);
   const row = await ownWebhook(deps, accountId, id);
-  if (!isUuid(deliveryId) || !(await requeueDelivery(deps.db, row.id, deliveryId, deps.clock()))) throw notFound('No such delivery.');
+  if (!isUuid(deliveryId) || !(await requeueDelivery(deps.db, row.id, deliveryId, deps.clock()))) throw notFound(PROBLEMS.deliveryNotFound, 'No such delivery.');
   deps.webhookNotify();
 }

@@ -22,7 +22,7 @@ before(async () => {
   });
   // pino's Logger and Fastify's logger type differ only in optional members (as in src/app.ts).
   app = Fastify({ loggerInstance: pino({ level: 'info' }, stream) as unknown as FastifyBaseLogger, disableRequestLogging: true });
-  registerErrorHandlers(app, createMetrics());
+  registerErrorHandlers(app, createMetrics(), { baseUrl: 'https://api.example' });
   app.get('/hung-up', async (req) => {
     await once(req.raw.socket, 'close');
     throw new Error('Premature close');

@@ -10,11 +10,13 @@ import { problemResponse, writeProblem } from '../../../src/adapters/http/proble
 import { createZoneHandler } from '../../../src/adapters/http/zone-host.js';
 import { statusViews } from '../../../src/adapters/http/status/views.js';
 import { card } from '../../../src/domain/cards/card.js';
-import { notFound } from '../../../src/domain/errors.js';
+import { notFound, PROBLEMS } from '../../../src/domain/errors.js';
 import type { Resolution } from '../../../src/domain/cards/lookup.js';
 import type { History } from '../../../src/domain/status/history.js';
 import type { Snapshot } from '../../../src/domain/status/service.js';
 import { createMetrics } from '../../../src/infra/observability/metrics.js';
+
+const BASE = 'https://api.example';
 
 interface Written {
   status: number;
@@ -59,7 +61,7 @@ test('zone host: /healthz, its 404 and its 405 are lists of strings', () => {
     currentHistory: () => Promise.reject(new Error('not used')),
   };
   const incidents = () => Promise.reject(new Error('not used'));
-  const zone = createZoneHandler({ status, incidents, feed: incidents, views: statusViews('Svc'), metrics: createMetrics() });
+  const zone = createZoneHandler({ status, incidents, feed: incidents, views: statusViews('Svc'), metrics: createMetrics(), baseUrl: BASE });
   for (const [method, url, code] of [
     ['GET', '/healthz', 200],
     ['HEAD', '/healthz?probe=1', 200],
@@ -79,6 +81,7 @@ test('card hosts: the 404, the 405 and the preflight are lists of strings', () =
   const cards = createCardHandlers({
     resolver: { peek: () => none, resolve: () => Promise.resolve(none) },
     metrics: createMetrics(),
+    baseUrl: BASE,
     logger: pino({ level: 'silent' }),
   });
   for (const [method, url, code] of [
@@ -117,7 +120,7 @@ test('zone host: /status, badges and history are rendered once per snapshot, as 
   };
   const views = statusViews('Svc');
   const incidents = () => Promise.reject(new Error('not used'));
-  const zone = createZoneHandler({ status, incidents, feed: incidents, views, metrics: createMetrics() });
+  const zone = createZoneHandler({ status, incidents, feed: incidents, views, metrics: createMetrics(), baseUrl: BASE });
   const answers = (): Written[] =>
     [
       ['GET', '/status', 503],
@@ -154,6 +157,7 @@ test('card hosts: a card and its 304 are lists of strings, made once per card ob
   const cards = createCardHandlers({
     resolver: { peek: () => current, resolve: () => Promise.resolve(current) },
     metrics: createMetrics(),
+    baseUrl: BASE,
     logger: pino({ level: 'silent' }),
   });
   const get = (headers: Record<string, string> = {}): Written => {
@@ -183,9 +187,9 @@ test('card hosts: a card and its 304 are lists of strings, made once per card ob
 });
 
 test('problem answers carry their content-length as a string, written by the raw handlers as a list', () => {
-  assert.equal(problemResponse(notFound()).headers['content-length'], String(Buffer.byteLength(problemResponse(notFound()).body)));
+  assert.equal(problemResponse(notFound(PROBLEMS.notFound), BASE).headers['content-length'], String(Buffer.byteLength(problemResponse(notFound(PROBLEMS.notFound), BASE).body)));
   const x = exchange('GET', '/');
-  writeProblem(x.res, notFound(), { 'retry-after': '5' });
+  writeProblem(x.res, notFound(PROBLEMS.notFound), BASE, { 'retry-after': '5' });
   assertStringList(x.written[0]!, 'writeProblem');
   assert.deepEqual((x.written[0]!.headers as string[]).slice(-2), ['retry-after', '5']);
 });

@@ -116,7 +116,7 @@ test('every path the server registers on the API host is in the document, and no
   const documented = new Set(operations(doc).keys());
   const served = new Set(
     s.app.routes
-      .filter((r) => / \/(api|auth|internal)\/|^GET \/(readyz|metrics|openapi\.json)$/.test(r))
+      .filter((r) => / \/(api|auth|internal)\/|^GET \/(readyz|metrics|openapi\.json|problems|problems\/:slug)$/.test(r))
       .filter((r) => !r.startsWith('HEAD '))
       .map((r) => r.replace(/:([A-Za-z0-9_]+)/g, '{$1}')),
   );
@@ -166,12 +166,15 @@ test('the contract check fails an undeclared status, an extra or missing field, 
   assert.throws(check(reply(200, { ...tunnel, discoverable: 'yes' })), /does not match/);
   assert.throws(check(reply(200, { ...tunnel, created_at: 'yesterday' })), /does not match/);
   assert.throws(check(reply(200, { ...tunnel, access: 'private' })), /does not match/);
-  assert.throws(check(reply(409, { type: 'about:blank', title: 'Conflict', status: 409, detail: 'x', code: 'CONFLICT' }, 'application/problem+json')), /does not declare/);
-  assert.throws(check(reply(404, { type: 'about:blank', title: 'Not Found', status: 404, detail: 'x', code: 'NOT_FOUND' })), /application\/json/);
-  assert.throws(check(reply(404, { type: 'about:blank', title: 'Not Found', status: 404, detail: 'x', code: 'MISSING' }, 'application/problem+json')), /does not match/);
-  assert.doesNotThrow(check(reply(503, { type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'x', code: 'UNAVAILABLE' }, 'application/problem+json')));
+  assert.throws(check(reply(409, { type: 'https://api.example/problems/slug-taken', title: 'Conflict', status: 409, detail: 'x', code: 'CONFLICT' }, 'application/problem+json')), /does not declare/);
+  assert.throws(check(reply(404, { type: 'https://api.example/problems/not-found', title: 'Not Found', status: 404, detail: 'x', code: 'NOT_FOUND' })), /application\/json/);
+  assert.throws(check(reply(404, { type: 'https://api.example/problems/not-found', title: 'Not Found', status: 404, detail: 'x', code: 'MISSING' }, 'application/problem+json')), /does not match/);
+  assert.doesNotThrow(check(reply(503, { type: 'https://api.example/problems/internal-error', title: 'Service Unavailable', status: 503, detail: 'x', code: 'UNAVAILABLE' }, 'application/problem+json')));
+  // A problem's type is one of the catalog's: never about:blank, never an unknown slug.
+  assert.throws(check(reply(503, { type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'x', code: 'UNAVAILABLE' }, 'application/problem+json')), /does not match/);
+  assert.throws(check(reply(503, { type: 'https://api.example/problems/no-such-slug', title: 'Service Unavailable', status: 503, detail: 'x', code: 'UNAVAILABLE' }, 'application/problem+json')), /does not match/);
   // A problem names the input it is about in `errors`, in the one shape the document gives.
-  const invalid = { type: 'about:blank', title: 'Bad Request', status: 400, detail: 'x', code: 'BAD_REQUEST' };
+  const invalid = { type: 'https://api.example/problems/invalid-subdomain', title: 'Bad Request', status: 400, detail: 'x', code: 'BAD_REQUEST' };
   const patch = (r: Reply) => check(r, '/api/tunnels/t1', 'PATCH');
   assert.doesNotThrow(patch(reply(400, { ...invalid, errors: [{ pointer: '/subdomain', detail: 'x' }] }, 'application/problem+json')));
   assert.throws(patch(reply(400, { ...invalid, errors: [{ field: 'subdomain', detail: 'x' }] }, 'application/problem+json')), /does not match/);
@@ -194,7 +197,7 @@ test('the contract check fails an undeclared status, an extra or missing field, 
   assert.doesNotThrow(register({ client_name: 'CI', redirect_uris: ['https://ci.example/cb'] }, 201, client));
   assert.throws(register({ client_name: 'CI', redirect_uris: [] }, 201, client), /a body the document refuses/);
   assert.throws(register({ client_name: 5, redirect_uris: ['https://ci.example/cb'] }, 201, client), /a body the document refuses/);
-  assert.doesNotThrow(register({ client_name: 5 }, 400, { type: 'about:blank', title: 'Bad Request', status: 400, detail: 'x', code: 'BAD_REQUEST' }));
+  assert.doesNotThrow(register({ client_name: 5 }, 400, { type: 'https://api.example/problems/invalid-client-metadata', title: 'Bad Request', status: 400, detail: 'x', code: 'BAD_REQUEST' }));
 });
 
 test("the plain-HTTP paths are printed from their handlers' schemas: requests inline, shared answers as components", async () => {

@@ -8,7 +8,7 @@ import { forgotPassword, resetPassword } from '../../../domain/accounts/password
 import { signup } from '../../../domain/accounts/signup.js';
 import { renameSlug } from '../../../domain/accounts/slug-rename.js';
 import { loadAccountView, type AccountView } from '../../../domain/accounts/account-view.js';
-import { unauthenticated } from '../../../domain/errors.js';
+import { notSignedIn } from '../../../domain/errors.js';
 import { builder } from '../builder.js';
 import { TOKEN_REACH } from '../field-policy.js';
 import type { GraphQLContext } from '../context.js';
@@ -50,7 +50,7 @@ export const AccountRef = builder.objectRef<AccountView>('Account').implement({
 
 async function viewOf(ctx: GraphQLContext, accountId: string): Promise<AccountView> {
   const view = await loadAccountView(ctx.deps, accountId);
-  if (!view) throw unauthenticated();
+  if (!view) throw notSignedIn();
   return view;
 }
 

@@ -6,7 +6,7 @@ import {
   type SecurityEventView,
 } from '../../../domain/activity/activity-list.js';
 import { SECURITY_EVENT_TYPES } from '../../../domain/activity/security-events.js';
-import { badRequest, unauthenticated } from '../../../domain/errors.js';
+import { badRequest, PROBLEMS, notSignedIn } from '../../../domain/errors.js';
 import { builder } from '../builder.js';
 import { AccountRef } from './account.js';
 
@@ -39,8 +39,8 @@ builder.objectField(AccountRef, 'securityEvents', (t) =>
       description: 'Newest first; page with `first` (1–100, default 50) and `after`.',
       resolve: async (account, args, ctx) => {
         // Only the signed-in account's own log, whatever object the field is reached through.
-        if (!ctx.viewer || ctx.viewer.accountId !== account.id) throw unauthenticated();
-        if (args.last != null || args.before != null) throw badRequest('Page forward with first and after.');
+        if (!ctx.viewer || ctx.viewer.accountId !== account.id) throw notSignedIn();
+        if (args.last != null || args.before != null) throw badRequest(PROBLEMS.invalidCursor, 'Page forward with first and after.');
         const page = await listSecurityEvents(ctx.deps, account.id, {
           limit: args.first ?? ACTIVITY_LIMIT_DEFAULT,
           before: args.after ?? null,

@@ -3,7 +3,7 @@
 // with the zone handler's answer; other methods get Fastify's 404 as on any unknown route.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { unavailable } from '../../../domain/errors.js';
+import { PROBLEMS, unavailable } from '../../../domain/errors.js';
 import { checkReadiness, type ReadinessDeps } from '../../../domain/status/readiness.js';
 import { problem, type RawPaths } from '../openapi-paths.js';
 
@@ -16,7 +16,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: ReadinessDeps):
       const down = Object.entries(readiness.checks)
         .filter(([, outcome]) => outcome !== 'ok')
         .map(([name]) => name);
-      throw unavailable(`Not ready: ${down.join(' and ')} unreachable.`);
+      throw unavailable(PROBLEMS.notReady, `Not ready: ${down.join(' and ')} unreachable.`);
     }
     return reply.header('cache-control', 'no-store').send({ status: 'ready', checks: readiness.checks } satisfies z.infer<typeof Ready>);
   });

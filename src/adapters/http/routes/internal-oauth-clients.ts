@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { DomainDeps } from '../../../domain/context.js';
-import { badRequest } from '../../../domain/errors.js';
+import { badRequest, PROBLEMS } from '../../../domain/errors.js';
 import { deleteOperatorClient, listOperatorClients, registerOperatorClient, type OperatorClient } from '../../../domain/oauth/clients.js';
 import { requireInternalToken } from '../bearer.js';
 import { BODY_OVER_64K, INTERNAL_TOKEN_REQUIRED, NOT_JSON, pathParameter, problem, SERVER_FAULT, type RawOperation, type RawPaths } from '../openapi-paths.js';
@@ -42,7 +42,7 @@ export function registerInternalOAuthClientRoutes(app: FastifyInstance, deps: Pi
   if (!internalApiToken) return;
   const operator = requireInternalToken(internalApiToken);
   app.post('/internal/oauth/clients', { onRequest: operator }, async (req, reply) => {
-    if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) throw badRequest('Send a JSON object.');
+    if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) throw badRequest(PROBLEMS.bodyNotObject, 'Send a JSON object.');
     const { client, secret } = await registerOperatorClient(deps, req.body as Record<string, unknown>);
     return reply
       .status(201)

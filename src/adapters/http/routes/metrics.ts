@@ -2,14 +2,14 @@
 // METRICS_TOKEN; METRICS_PORT moves it to its own listener (loopback or the cluster network).
 import { createServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { notFound, unauthenticated } from '../../../domain/errors.js';
+import { notFound, PROBLEMS, unauthenticated } from '../../../domain/errors.js';
 import type { Config } from '../../../infra/config.js';
 import type { Metrics } from '../../../infra/observability/metrics.js';
 import { hasBearer } from '../bearer.js';
 import { writeProblem } from '../problem.js';
 import { problem, TEXT, type RawPaths } from '../openapi-paths.js';
 
-type MetricsDeps = { config: Pick<Config, 'metricsToken' | 'metricsPort' | 'production'>; metrics: Pick<Metrics, 'registry'> };
+type MetricsDeps = { config: Pick<Config, 'metricsToken' | 'metricsPort' | 'production' | 'baseUrl'>; metrics: Pick<Metrics, 'registry'> };
 
 /** Where /metrics is served: never on the public port of a production server without a token. */
 export function metricsOnPublicPort(config: MetricsDeps['config']): boolean {
@@ -22,7 +22,7 @@ export function registerMetricsRoute(app: FastifyInstance, deps: MetricsDeps): v
   const { metricsToken } = deps.config;
   const { registry } = deps.metrics;
   app.get('/metrics', async (req, reply) => {
-    if (metricsToken && !hasBearer(req.headers.authorization, metricsToken)) throw unauthenticated('A metrics token is required.');
+    if (metricsToken && !hasBearer(req.headers.authorization, metricsToken)) throw unauthenticated(PROBLEMS.internalTokenRequired, 'A metrics token is required.');
     return reply.type(registry.contentType).send(await registry.metrics());
   });
 }
@@ -33,9 +33,9 @@ export function createMetricsServer(deps: MetricsDeps): Server {
   const { registry } = deps.metrics;
   return createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) return void writeProblem(res, notFound());
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) return void writeProblem(res, notFound(PROBLEMS.notFound), deps.config.baseUrl);
     if (metricsToken && !hasBearer(req.headers.authorization, metricsToken)) {
-      return void writeProblem(res, unauthenticated('A metrics token is required.'));
+      return void writeProblem(res, unauthenticated(PROBLEMS.internalTokenRequired, 'A metrics token is required.'), deps.config.baseUrl);
     }
     registry.metrics().then(
       (text) => {

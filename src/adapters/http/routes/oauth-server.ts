@@ -18,7 +18,7 @@ import {
   exchangeDeviceCode,
   startDeviceAuthorization,
 } from '../../../domain/device-grant/device-grant.js';
-import { OAuthError } from '../../../domain/device-grant/oauth-error.js';
+import { isOAuthError, oauthError, PROBLEMS, type OAuthAppError } from '../../../domain/errors.js';
 import { TOKEN_SCOPES } from '../../../domain/tokens/scopes.js';
 import { MCP_SCOPE } from '../../../domain/cards/card.js';
 import { revokeServiceTokenByValue } from '../../../domain/tokens/service-tokens.js';
@@ -151,18 +151,19 @@ async function authorize(deps: OAuthServerDeps, req: FastifyRequest, reply: Fast
 
 function paramsOf(req: FastifyRequest): Map<string, string> {
   const form = req.body;
-  if (!(form instanceof FormBody)) throw new OAuthError('invalid_request', `Send the parameters as ${FORM_TYPE}.`);
-  if (form.refused !== null) throw new OAuthError('invalid_request', form.refused);
+  if (!(form instanceof FormBody)) throw oauthError(PROBLEMS.oauthInvalidRequest, `Send the parameters as ${FORM_TYPE}.`);
+  if (form.refused !== null) throw oauthError(PROBLEMS.oauthInvalidRequest, form.refused);
   return form.params;
 }
 
-function sendOAuthError(reply: FastifyReply, err: OAuthError): FastifyReply {
-  const limited = err.retryAfterSeconds !== undefined;
-  if (limited) reply.header('retry-after', String(err.retryAfterSeconds));
+/** RFC 6749 section 5.2's answer of a catalog entry: its `error`, the message as `error_description`. */
+function sendOAuthError(reply: FastifyReply, err: OAuthAppError): FastifyReply {
+  const retry = err.extra.retryAfterSeconds;
+  if (retry !== undefined) reply.header('retry-after', String(retry));
   return reply
-    .status(limited ? 429 : 400)
+    .status(err.status)
     .headers({ 'cache-control': 'no-store', pragma: 'no-cache' })
-    .send({ error: err.error, error_description: err.description });
+    .send({ error: err.problem.oauthError, error_description: err.message });
 }
 
 /** The RFC 8414 document: sections 12 and 13 together. */
@@ -211,7 +212,7 @@ export function registerOAuthServerRoutes(app: FastifyInstance, deps: OAuthServe
     // this file answer it invalid_request.
     scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_req, body, done) => done(null, new RawBody(String(body))));
     scope.setErrorHandler((err, _req, reply) => {
-      if (err instanceof OAuthError) return sendOAuthError(reply, err);
+      if (isOAuthError(err)) return sendOAuthError(reply, err);
       throw err;
     });
 
@@ -237,7 +238,7 @@ export function registerOAuthServerRoutes(app: FastifyInstance, deps: OAuthServe
     scope.post('/oauth/token', async (req, reply) => {
       const params = paramsOf(req);
       const grant = params.get('grant_type');
-      if (grant === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
+      if (grant === undefined) throw oauthError(PROBLEMS.oauthInvalidRequest, 'grant_type is required.');
       const text = (req.body as FormBody).text;
       // The authorization-code and refresh grants are the provider's (section 13); presentations
       // of one refresh token take turns (refresh-rotation.ts).
@@ -248,7 +249,7 @@ export function registerOAuthServerRoutes(app: FastifyInstance, deps: OAuthServe
         const publicClient = req.headers.authorization === undefined && !params.has('client_secret') ? (params.get('client_id') ?? null) : null;
         return sendAnswer(reply, await oauth.rotations.exchange(refreshToken, publicClient, () => providerAnswer(oauth, req, text)));
       }
-      if (grant !== DEVICE_CODE_GRANT) throw new OAuthError('unsupported_grant_type', `Supported: authorization_code, refresh_token, ${DEVICE_CODE_GRANT}.`);
+      if (grant !== DEVICE_CODE_GRANT) throw oauthError(PROBLEMS.oauthUnsupportedGrantType, `Supported: authorization_code, refresh_token, ${DEVICE_CODE_GRANT}.`);
       const issued = await exchangeDeviceCode(deps, { deviceCode: params.get('device_code'), clientId: params.get('client_id') }, clientInfo(req));
       return reply
         .headers({ 'cache-control': 'no-store', pragma: 'no-cache' })
@@ -260,16 +261,16 @@ export function registerOAuthServerRoutes(app: FastifyInstance, deps: OAuthServe
     scope.post('/oauth/introspect', async (req, reply) => {
       reply.header('cache-control', 'no-store');
       if (!config.internalApiToken || !hasBearer(req.headers.authorization, config.internalApiToken)) {
-        return reply.status(401).header('www-authenticate', 'Bearer').send({ error: 'invalid_client', error_description: 'Introspection needs the internal API token.' });
+        return sendOAuthError(reply.header('www-authenticate', 'Bearer'), oauthError(PROBLEMS.oauthIntrospectionRefused, 'Introspection needs the internal API token.'));
       }
       const token = paramsOf(req).get('token');
-      if (token === undefined || token === '') throw new OAuthError('invalid_request', 'token is required.');
+      if (token === undefined || token === '') throw oauthError(PROBLEMS.oauthInvalidRequest, 'token is required.');
       return reply.send(await oauth.introspect(token));
     });
 
     scope.post('/oauth/revoke', async (req, reply) => {
       const token = paramsOf(req).get('token');
-      if (token === undefined || token === '') throw new OAuthError('invalid_request', 'token is required.');
+      if (token === undefined || token === '') throw oauthError(PROBLEMS.oauthInvalidRequest, 'token is required.');
       // Refresh tokens are the provider's; service tokens (and anything unknown) are answered here.
       const clientId = paramsOf(req).get('client_id');
       const client = clientId ?? (req.headers.authorization === undefined ? undefined : 'authenticated');

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Logger } from 'pino';
 import type { DomainDeps } from '../../../domain/context.js';
 import type { Config } from '../../../infra/config.js';
-import { badRequest, forbidden, notFound, unauthenticated } from '../../../domain/errors.js';
+import { badRequest, forbidden, notFound, PROBLEMS, unauthenticated } from '../../../domain/errors.js';
 import { clientInfo, cookieName, setSessionCookie } from '../session-auth.js';
 import { completeSso, type SsoOutcome } from '../../../domain/sso/complete-sso.js';
 import { isProviderName, PROVIDER_NAMES, type ProviderName } from '../../../domain/sso/identity.js';
@@ -42,7 +42,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
   const bindingCookie = cookieName('oauth_binding', config);
   const providerOf = (name: string): SsoProvider => {
     const provider = isProviderName(name) ? providers.get(name) : undefined;
-    if (!provider) throw notFound('No such sign-in provider.');
+    if (!provider) throw notFound(PROBLEMS.providerNotFound, 'No such sign-in provider.');
     return provider;
   };
 
@@ -59,17 +59,17 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
   app.get<ProviderParams>('/auth/oauth/:provider/start', async (req, reply) => {
     const provider = providerOf(req.params.provider);
     const intentParam = first(req.query.intent);
-    if (intentParam !== undefined && !IntentParam.safeParse(intentParam).success) throw badRequest('intent must be "link", "reauth" or absent.');
+    if (intentParam !== undefined && !IntentParam.safeParse(intentParam).success) throw badRequest(PROBLEMS.invalidParameter, 'intent must be "link", "reauth" or absent.');
     let intent: Intent = { kind: 'sign-in' };
     // Linking and re-authenticating act for a session; a service token never reaches them.
-    if (req.viewer?.scopes) throw forbidden('A service token cannot use this path.');
+    if (req.viewer?.scopes) throw forbidden(PROBLEMS.serviceTokenRefused, 'A service token cannot use this path.');
     if (intentParam === 'link') {
-      if (!req.viewer) throw unauthenticated('Sign in before linking a provider.');
+      if (!req.viewer) throw unauthenticated(PROBLEMS.signInRequired, 'Sign in before linking a provider.');
       // A new way in: only to a proven address, from a session that proved itself lately (API.md 7a).
       await guardAddition(deps, req.viewer, { verified: true, recent: true });
       intent = { kind: 'link', accountId: req.viewer.accountId };
     } else if (intentParam === 'reauth') {
-      if (!req.viewer) throw unauthenticated('Sign in first.');
+      if (!req.viewer) throw unauthenticated(PROBLEMS.signInRequired, 'Sign in first.');
       await assertProviderReauthAllowed(deps, req.viewer, provider.name);
       intent = { kind: 'reauth', accountId: req.viewer.accountId, sessionId: req.viewer.sessionId };
     }
@@ -138,7 +138,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
 /** API.md: 400 for a bad or replayed state; a person in a browser gets a page, not JSON. */
 function badState(req: FastifyRequest, reply: FastifyReply, appUrl: string, serviceName: string): FastifyReply {
   if ((req.headers.accept ?? '').includes('text/html')) return badStatePage(reply, appUrl, serviceName);
-  throw badRequest('The sign-in attempt is invalid, expired or already used. Start the sign-in again.');
+  throw badRequest(PROBLEMS.signInAttemptInvalid, 'The sign-in attempt is invalid, expired or already used. Start the sign-in again.');
 }
 
 const provider: Json = { name: 'provider', in: 'path', required: true, schema: { type: 'string', enum: [...PROVIDER_NAMES] } };

@@ -14,7 +14,7 @@
 // Pages carry a token in their URL: no path or token leaves them as a referrer, nothing caches them.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { AppError, badRequest, forbidden, internalError } from '../../../domain/errors.js';
+import { AppError, badRequest, forbidden, internalError, PROBLEMS } from '../../../domain/errors.js';
 import type { ClientInfo } from '../../../domain/context.js';
 import { isWellFormedToken } from '../../../infra/crypto/tokens.js';
 import { escapeHtml } from '../../../infra/html/escape.js';
@@ -32,6 +32,8 @@ export interface SubscriptionDepsForZone {
   allowedOrigins: ReadonlySet<string>;
   clientIp(req: IncomingMessage): string;
   serviceName: string;
+  /** BASE_URL, under which problem types live. */
+  baseUrl: string;
 }
 
 export const SUBSCRIBE_PATH = '/status/subscribe';
@@ -98,14 +100,15 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 const mediaType = (req: IncomingMessage) => (rawHeader(req, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
 const tokenOf = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://zone').searchParams.get('token');
-const methodNotAllowed = (res: ServerResponse, allow: string) => writeProblem(res, badRequest(`Only ${allow} are allowed here.`, 405), { allow });
+const methodNotAllowed = (res: ServerResponse, allow: string, baseUrl: string) =>
+  writeProblem(res, badRequest(PROBLEMS.methodNotAllowed, `Only ${allow} are allowed here.`), baseUrl, { allow });
 
 /** The body as text, or the status of the 413 answered instead. */
-async function bodyOr413(req: IncomingMessage, res: ServerResponse): Promise<string | number> {
+async function bodyOr413(req: IncomingMessage, res: ServerResponse, baseUrl: string): Promise<string | number> {
   try {
     return await readBody(req);
   } catch (err) {
-    if (err instanceof TooLarge) return writeProblem(res, new AppError('BAD_REQUEST', 'The body is too large.', { status: 413 }), { connection: 'close' });
+    if (err instanceof TooLarge) return writeProblem(res, badRequest(PROBLEMS.bodyTooLarge, 'The body is too large.'), baseUrl, { connection: 'close' });
     throw err;
   }
 }
@@ -114,13 +117,13 @@ async function subscribe(deps: SubscriptionDepsForZone, req: IncomingMessage, re
   const type = mediaType(req);
   const origin = rawHeader(req, 'origin');
   const form = type === 'application/x-www-form-urlencoded';
-  if (!form && type !== 'application/json') return writeProblem(res, new AppError('BAD_REQUEST', 'Send the address as application/json.', { status: 415 }));
+  if (!form && type !== 'application/json') return writeProblem(res, badRequest(PROBLEMS.unsupportedMediaType, 'Send the address as application/json.'), deps.baseUrl);
   // The page's own form posts from the zone origin only; JSON follows section 3's Origin rule.
   if (form ? origin !== deps.zoneOrigin : origin !== undefined && !deps.allowedOrigins.has(origin)) {
-    return writeProblem(res, forbidden('Cross-site request refused: this origin may not subscribe here.'));
+    return writeProblem(res, forbidden(PROBLEMS.crossSiteRefused, 'Cross-site request refused: this origin may not subscribe here.'), deps.baseUrl);
   }
   const client: ClientInfo = { ip: deps.clientIp(req), userAgent: rawHeader(req, 'user-agent') ?? '' };
-  const text = await bodyOr413(req, res);
+  const text = await bodyOr413(req, res, deps.baseUrl);
   if (typeof text === 'number') return text;
   let email: unknown;
   if (form) {
@@ -130,16 +133,16 @@ async function subscribe(deps: SubscriptionDepsForZone, req: IncomingMessage, re
     try {
       json = JSON.parse(text);
     } catch {
-      return writeProblem(res, badRequest('The body is not valid JSON.'));
+      return writeProblem(res, badRequest(PROBLEMS.invalidJson, 'The body is not valid JSON.'), deps.baseUrl);
     }
-    if (typeof json !== 'object' || json === null || Array.isArray(json)) return writeProblem(res, badRequest('The request body must be a JSON object.'));
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) return writeProblem(res, badRequest(PROBLEMS.bodyNotObject, 'The request body must be a JSON object.'), deps.baseUrl);
     email = (json as Record<string, unknown>).email;
   }
   try {
     await deps.subscribe(email, client);
   } catch (err) {
     const e = err instanceof AppError ? err : internalError();
-    if (!form) return writeProblem(res, e);
+    if (!form) return writeProblem(res, e, deps.baseUrl);
     return page(res, e.status, deps.serviceName, e.code === 'RATE_LIMITED' ? 'Too many requests' : 'That did not work', [e.message]);
   }
   if (!form) {
@@ -180,8 +183,8 @@ function confirmPage(deps: SubscriptionDepsForZone, token: string | null, res: S
  */
 async function confirm(deps: SubscriptionDepsForZone, req: IncomingMessage, res: ServerResponse): Promise<number> {
   const origin = rawHeader(req, 'origin');
-  if (origin !== undefined && origin !== deps.zoneOrigin) return writeProblem(res, forbidden('Cross-site request refused: confirm from the page the link opens.'));
-  const text = await bodyOr413(req, res);
+  if (origin !== undefined && origin !== deps.zoneOrigin) return writeProblem(res, forbidden(PROBLEMS.crossSiteRefused, 'Cross-site request refused: confirm from the page the link opens.'), deps.baseUrl);
+  const text = await bodyOr413(req, res, deps.baseUrl);
   if (typeof text === 'number') return text;
   const token = (mediaType(req) === 'application/x-www-form-urlencoded' ? new URLSearchParams(text).get('token') : null) ?? tokenOf(req);
   return (await deps.confirm(token))
@@ -197,11 +200,11 @@ export function subscriptionHandler(deps: SubscriptionDepsForZone): (req: Incomi
   return (req, res, path, method) => {
     if (!PATHS.has(path)) return null;
     const readable = method === 'GET' || method === 'HEAD';
-    if (path === SUBSCRIBE_PATH) return method === 'POST' ? subscribe(deps, req, res) : Promise.resolve(methodNotAllowed(res, 'POST'));
+    if (path === SUBSCRIBE_PATH) return method === 'POST' ? subscribe(deps, req, res) : Promise.resolve(methodNotAllowed(res, 'POST', deps.baseUrl));
     if (path === CONFIRM_PATH) {
       // Opening the link (GET, or a link checker's HEAD) shows the button and changes nothing.
       if (readable) return Promise.resolve(confirmPage(deps, tokenOf(req), res));
-      if (method !== 'POST') return Promise.resolve(methodNotAllowed(res, 'GET, HEAD and POST'));
+      if (method !== 'POST') return Promise.resolve(methodNotAllowed(res, 'GET, HEAD and POST', deps.baseUrl));
       return confirm(deps, req, res);
     }
     // The unsubscribe link.
@@ -212,7 +215,7 @@ export function subscriptionHandler(deps: SubscriptionDepsForZone): (req: Incomi
         page(res, 200, deps.serviceName, 'Unsubscribe from status updates?', ['No more incident or maintenance emails will come to this address.'], `<form method="post" action="${escapeHtml(action)}"><button type="submit">Unsubscribe</button></form>`),
       );
     }
-    if (method !== 'POST') return Promise.resolve(methodNotAllowed(res, 'GET, HEAD and POST'));
+    if (method !== 'POST') return Promise.resolve(methodNotAllowed(res, 'GET, HEAD and POST', deps.baseUrl));
     // One click: any Origin, any body (List-Unsubscribe=One-Click, or the page's empty form).
     return readBody(req)
       .catch(() => '')
