@@ -1,7 +1,8 @@
 // The problem catalog (src/domain/problems.ts): one entry per kind of problem, each with a stable
 // slug, an area, the contract's code and a status that agree, OAuth entries naming their RFC
-// `error`.
+// `error`; docs/api.md prints it exactly.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { AppError, badRequest, conflict, oauthError, PROBLEMS } from '../../src/domain/errors.js';
 import { ERROR_STATUS, PROBLEM_AREAS, PROBLEM_LIST, problemBySlug, problemTypeUri } from '../../src/domain/problems.js';
@@ -51,4 +52,21 @@ test('OAuth errors are catalog entries too: the entry names the RFC error value'
   assert.equal(oauthError(PROBLEMS.oauthInvalidGrant, 'x').status, 400);
   assert.equal(PROBLEMS.oauthIntrospectionRefused.oauthError, 'invalid_client');
   assert.equal(PROBLEMS.oauthIntrospectionRefused.status, 401);
+});
+
+/** The table docs/api.md prints between its problem-types markers. */
+function problemTable(): string {
+  const rows = PROBLEM_AREAS.flatMap((area) =>
+    PROBLEM_LIST.filter((p) => p.area === area).map(
+      (p) => `| ${area} | \`${p.slug}\` | ${p.oauthError ? `\`${p.oauthError}\`` : `\`${p.code}\``} | ${p.status} | ${p.title}: ${p.description} |`,
+    ),
+  );
+  return ['| area | type (`/problems/…`) | `code` (OAuth: `error`) | status | meaning |', '|---|---|---|---|---|', ...rows].join('\n');
+}
+
+test('docs/api.md prints the catalog, entry for entry', () => {
+  const doc = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+  const printed = /<!-- problem-types:[^>]*-->\n([\s\S]*?)\n<!-- \/problem-types -->/.exec(doc);
+  assert.ok(printed, 'docs/api.md has the problem-types table');
+  assert.equal(printed[1], problemTable(), 'regenerate the table of docs/api.md from the catalog (the expected text is above)');
 });
