@@ -167,8 +167,8 @@ test('the Dockerfile: a build stage, production dependencies only, non-root, HEA
   // The image starts node with the flags of `npm start` (the benchmarks measure those).
   const imageFlags = JSON.parse(/^CMD (\[.*\])$/m.exec(runtime.body)![1]!) as string[];
   assert.deepEqual(imageFlags.slice(1, -1), startFlags(join(ROOT, 'package.json')));
-  // main.ts drains on SIGTERM (closes the server, then the pools).
-  assert.match(read('src', 'main.ts'), /process\.on\('SIGTERM'/);
+  // The server (src/server.ts, loaded by main.ts) drains on SIGTERM (closes the server, then the pools).
+  assert.match(read('src', 'server.ts'), /process\.on\('SIGTERM'/);
   const ignore = read('.dockerignore').split('\n');
   for (const p of ['.git', 'node_modules', 'dist', 'test', '.env', '.data']) assert.ok(ignore.includes(p), `.dockerignore: ${p}`);
 });
