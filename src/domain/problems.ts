@@ -1,6 +1,6 @@
 // The one catalog of problem types (RFC 9457): every error the server answers is one of these.
 // An entry's slug names it for good; its `type` URI is BASE_URL/problems/<slug> (served by the
-// API host, src/adapters/http/routes/problems.ts), its `code` is the contract's error code that
+// API host, src/adapters/api/routes/problems.ts), its `code` is the contract's error code that
 // clients switch on (API.md section 3), its status the HTTP status it is answered with. The OAuth
 // endpoints answer their RFCs' `{error, error_description}`: their entries name that `error`.
 // The OpenAPI document lists the catalog and docs/api.md prints it (a test keeps it current).

@@ -13,7 +13,7 @@
 // loopbackFetch(): the fetch a client library is given. A tunnel's resource URL is
 // `https://<sub>--<slug>.ZONE/mcp`, which does not resolve here: requests to a tunnel host go to
 // the edge, except its `/.well-known/` documents, which the server serves on the tunnel host
-// (routed by the Host header, src/adapters/http/hosts.ts); requests to BASE_URL go to the server.
+// (routed by the Host header, src/adapters/edge/hosts.ts); requests to BASE_URL go to the server.
 // It speaks node:http so the Host header is the URL's, as on the real network; nothing else is
 // reachable (a test never touches the internet).
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';

@@ -2,7 +2,7 @@
 import type { DomainDeps, ClientInfo, Viewer } from '../../domain/context.js';
 import type { Config } from '../../infra/config.js';
 import type { StatusDeps } from '../../domain/status/rollup.js';
-import type { OAuthServer } from '../oauth/oauth-server.js';
+import type { OAuthServer } from '../authorization-server/server.js';
 
 export interface GraphQLContext {
   deps: DomainDeps & { config: Config } & StatusDeps;

@@ -18,7 +18,7 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { AppError } from '../../domain/errors.js';
 import { BODY_LIMIT, bearerChallenge, bodyTooLarge, classifyError, signInRequired } from '../errors.js';
 import type { GraphQLContext } from '../graphql/context.js';
-import { sendProblem, type InvalidInput } from '../http/problem.js';
+import { sendProblem, type InvalidInput } from '../problem.js';
 import type { RestRoute } from './route.js';
 import { tokenScopeError } from '../graphql/token-scopes.js';
 import { operationOf, routeVariables, variablesOf, type RouteVariable } from './variables.js';

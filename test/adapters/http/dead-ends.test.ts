@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { test } from 'node:test';
-import { zoneOrigin } from '../../../src/adapters/http/status/zone-url.js';
+import { zoneOrigin } from '../../../src/adapters/edge/status/zone-url.js';
 import { assertProblem } from '../../support/problem.js';
 import { useServer } from '../../support/server.js';
 

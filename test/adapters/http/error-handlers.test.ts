@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { after, before, test } from 'node:test';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { registerErrorHandlers } from '../../../src/adapters/http/error-handlers.js';
+import { registerErrorHandlers } from '../../../src/adapters/api/error-handlers.js';
 import { createMetrics } from '../../../src/infra/observability/metrics.js';
 
 const lines: Array<{ level: number; msg: string; err?: string }> = [];

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { test } from 'node:test';
-import { classifyHost, hostnameOf, isValidHostValue, pathOf, rawHeader, singleHostOf } from '../../../src/adapters/http/hosts.js';
+import { classifyHost, hostnameOf, isValidHostValue, pathOf, rawHeader, singleHostOf } from '../../../src/adapters/edge/hosts.js';
 
 const ZONE = 'tunnels.example.test';
 

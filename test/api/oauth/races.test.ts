@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { hashToken } from '../../../src/infra/crypto/tokens.js';
-import { REFRESH_GRACE_MS } from '../../../src/adapters/oauth/refresh-rotation.js';
+import { REFRESH_GRACE_MS } from '../../../src/adapters/authorization-server/refresh-rotation.js';
 import { fromIp, randomIp } from '../../support/accounts.js';
 import { useServer, type Server } from '../../support/server.js';
 import { createTunnel } from '../../support/tunnels.js';

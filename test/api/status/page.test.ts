@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { ARTIFACTS, useBrowser } from '../../support/browser.js';
-import { STRIP_COLORS } from '../../../src/adapters/http/status/page.js';
+import { STRIP_COLORS } from '../../../src/adapters/edge/status/page.js';
 import { DAY_MS, midnightOf, useStatusFixture, ZONE } from '../../support/status.js';
 
 const f = useStatusFixture();

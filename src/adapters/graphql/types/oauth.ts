@@ -1,6 +1,6 @@
 // The console's consent page on the graph (API.md section 13): what an application asks for, and
 // the answer. Only sessions reach these (none of them declares tokenScopes).
-import type { ConsentRequest } from '../../oauth/oauth-server.js';
+import type { ConsentRequest } from '../../authorization-server/server.js';
 import { builder } from '../builder.js';
 import { TOKEN_REACH } from '../field-policy.js';
 import { listAccountGrants, listTunnelGrants, revokeAccountGrant, revokeTunnelGrant, type GrantView } from '../../../domain/oauth/grants.js';

@@ -1,5 +1,5 @@
 // SSO paths of API.md section 4 that map onto GraphQL (confirm-link, unlink); the redirect
-// endpoints (start, callback) are plain HTTP in src/adapters/http/routes/oauth.ts.
+// endpoints (start, callback) are plain HTTP in src/adapters/api/routes/sso.ts.
 import { graphql } from '../../documents/graphql.js';
 import { route, type RestRoute } from '../route.js';
 import { AuthPayload } from '../schemas.js';

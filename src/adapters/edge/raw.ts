@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { internalError } from '../../domain/errors.js';
-import { writeProblem } from './problem.js';
+import { writeProblem } from '../problem.js';
 
 export type RawHandler = (req: IncomingMessage, res: ServerResponse, hostname: string) => void | Promise<void>;
 

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { Db } from '../../../domain/store.js';
 import { incidentJson, listIncidents, type IncidentView } from '../../../domain/status/incidents.js';
-import { SERVER_FAULT, TEXT, type RawPaths } from '../openapi-paths.js';
+import { SERVER_FAULT, TEXT, type RawPaths } from '../../openapi-paths.js';
 import { keptFor } from './kept.js';
 import { renderIncidentsPage } from './page.js';
 import { Incident } from './schemas.js';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { pinTools } from '../../../domain/tunnels/pinned-tools.js';
 import type { TunnelsDeps } from '../../../domain/tunnels/tunnels.js';
 import { requireInternalToken } from '../bearer.js';
-import { BODY_OVER_64K, INTERNAL_TOKEN_REQUIRED, NOT_JSON, pathParameter, problem, SERVER_FAULT, type RawPaths } from '../openapi-paths.js';
+import { BODY_OVER_64K, INTERNAL_TOKEN_REQUIRED, NOT_JSON, pathParameter, problem, SERVER_FAULT, type RawPaths } from '../../openapi-paths.js';
 
 /** What the edge sends: its tools/list result (other members are ignored). */
 const ToolsList = z.object({ tools: z.array(z.object({ name: z.string() })) });

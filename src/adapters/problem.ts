@@ -2,8 +2,8 @@
 // handlers (card and zone hosts) and sent by Fastify (REST, pages, everything else).
 import { STATUS_CODES, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
-import { ERROR_TITLE, type AppError } from '../../domain/errors.js';
-import { problemTypeUri } from '../../domain/problems.js';
+import { ERROR_TITLE, type AppError } from '../domain/errors.js';
+import { problemTypeUri } from '../domain/problems.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

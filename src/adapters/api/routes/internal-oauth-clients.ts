@@ -8,7 +8,7 @@ import type { DomainDeps } from '../../../domain/context.js';
 import { badRequest, PROBLEMS } from '../../../domain/errors.js';
 import { deleteOperatorClient, listOperatorClients, registerOperatorClient, type OperatorClient } from '../../../domain/oauth/clients.js';
 import { requireInternalToken } from '../bearer.js';
-import { BODY_OVER_64K, INTERNAL_TOKEN_REQUIRED, NOT_JSON, pathParameter, problem, SERVER_FAULT, type RawOperation, type RawPaths } from '../openapi-paths.js';
+import { BODY_OVER_64K, INTERNAL_TOKEN_REQUIRED, NOT_JSON, pathParameter, problem, SERVER_FAULT, type RawOperation, type RawPaths } from '../../openapi-paths.js';
 
 const ClientRegistration = z.object({
   client_name: z.string().max(100),

@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import type { CardHandlers } from './card-host.js';
 import { classifyHost, hostnameFrom, isCardPath, isValidHostValue, singleHostOf, type HostKind } from './hosts.js';
 import { badRequest, PROBLEMS } from '../../domain/errors.js';
-import { listed, problemResponse, writeListed } from './problem.js';
+import { listed, problemResponse, writeListed } from '../problem.js';
 import { guardRaw, type RawHandler } from './raw.js';
 
 /** `/healthz`, with or without a query string, compared without building the path. */

@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PAGE_HEADERS } from '../pages/layout.js';
 import { notFoundPage } from '../pages/not-found-page.js';
-import { wantsHtml } from './status/views.js';
+import { wantsHtml } from '../edge/status/views.js';
 
 /** Where JSON is the language whoever asks: a browser there is a developer reading answers. */
 const API_PREFIXES = ['/api/', '/auth/', '/internal/', '/oauth/', '/graphql', '/.well-known/', '/openapi.json', '/metrics', '/readyz'];

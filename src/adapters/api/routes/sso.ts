@@ -17,7 +17,7 @@ import { badStatePage } from '../../pages/bad-state-page.js';
 import { browserBinding, saveFlow, STATE_TTL_MS, takeFlow, type Intent } from '../../../domain/sso/state.js';
 import { guardAddition } from '../../../domain/sessions/recent-auth.js';
 import { assertProviderReauthAllowed } from '../../../domain/sso/provider-reauth.js';
-import { problem, problemOrPage, queryParameter, SERVER_FAULT, type Json, type RawPaths, type RawResponse } from '../openapi-paths.js';
+import { problem, problemOrPage, queryParameter, SERVER_FAULT, type Json, type RawPaths, type RawResponse } from '../../openapi-paths.js';
 
 
 /** `?intent=` of /start: absent (sign in), `link` or `reauth`. */

@@ -9,7 +9,7 @@
 // The decisions live in src/domain/device-grant/; this file parses and answers.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import inject from 'light-my-request';
-import type { OAuthServer } from '../../oauth/oauth-server.js';
+import type { OAuthServer } from '../../authorization-server/server.js';
 import { isServiceTokenLike } from '../../../domain/tokens/format.js';
 import type { DomainDeps } from '../../../domain/context.js';
 import {
@@ -27,9 +27,9 @@ import { clientInfo } from '../session-auth.js';
 import { hasBearer } from '../bearer.js';
 import { countAuthorization, countRegistration } from '../../../domain/oauth/registration.js';
 import type { IncomingMessage } from 'node:http';
-import { AUTHORIZING_SESSION } from '../../oauth/provider.js';
+import { AUTHORIZING_SESSION } from '../../authorization-server/oidc-provider.js';
 import { OPERATOR_CLIENT_PREFIX } from '../../../domain/oauth/clients.js';
-import type { TokenAnswer } from '../../oauth/refresh-rotation.js';
+import type { TokenAnswer } from '../../authorization-server/refresh-rotation.js';
 
 export interface OAuthServerDeps extends DomainDeps {
   config: Pick<Config, 'baseUrl' | 'appUrl' | 'internalApiToken'>;

@@ -16,8 +16,8 @@ import {
 } from '../../../domain/status/incidents.js';
 import { INCIDENT_IMPACTS, INCIDENT_STATUSES } from '../../../domain/status/notices.js';
 import { requireInternalToken } from '../bearer.js';
-import { BODY_OVER_64K, INTERNAL_TOKEN_REQUIRED, NOT_JSON, pathParameter, problem, SERVER_FAULT, type RawOperation, type RawPaths, type RawResponse } from '../openapi-paths.js';
-import { ComponentNameSchema, Incident, Maintenance } from '../status/schemas.js';
+import { BODY_OVER_64K, INTERNAL_TOKEN_REQUIRED, NOT_JSON, pathParameter, problem, SERVER_FAULT, type RawOperation, type RawPaths, type RawResponse } from '../../openapi-paths.js';
+import { ComponentNameSchema, Incident, Maintenance } from '../../edge/status/schemas.js';
 
 // What the operator sends (the domain checks it: incidents.ts, with its own answers).
 const title = z.string().max(TITLE_MAX);

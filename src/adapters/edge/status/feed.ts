@@ -4,7 +4,7 @@
 // /status/incidents.
 import { feedEntries, type FeedEntry } from '../../../domain/status/incidents.js';
 import type { Db } from '../../../domain/store.js';
-import { SERVER_FAULT, TEXT, type RawPaths } from '../openapi-paths.js';
+import { SERVER_FAULT, TEXT, type RawPaths } from '../../openapi-paths.js';
 import { keptFor } from './kept.js';
 import type { Rendered } from './views.js';
 

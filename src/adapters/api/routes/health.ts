@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { PROBLEMS, unavailable } from '../../../domain/errors.js';
 import { checkReadiness, type ReadinessDeps } from '../../../domain/status/readiness.js';
-import { problem, type RawPaths } from '../openapi-paths.js';
+import { problem, type RawPaths } from '../../openapi-paths.js';
 
 const Ready = z.object({ status: z.literal('ready'), checks: z.record(z.string(), z.string()) });
 

@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyRequest } from 'fastify';
-import type { TrustProxy } from '../../infra/config.js';
+import type { TrustProxy } from '../infra/config.js';
 
 type TrustFunction = (address: string, hop: number) => boolean;
 

@@ -7,7 +7,7 @@ import { notFound, PROBLEMS } from '../../domain/errors.js';
 import { redactLinks } from '../../infra/mail/transport.js';
 import type { Metrics } from '../../infra/observability/metrics.js';
 import { classifyError, malformedUrl } from '../errors.js';
-import { sendProblem } from './problem.js';
+import { sendProblem } from '../problem.js';
 
 /** Fastify's `frameworkErrors` option: router-level refusals (malformed URL, over-long parameter). */
 export const frameworkErrors = (err: FastifyError, _req: unknown, reply: Parameters<typeof sendProblem>[0]) => {

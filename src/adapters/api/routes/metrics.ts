@@ -6,8 +6,8 @@ import { notFound, PROBLEMS, unauthenticated } from '../../../domain/errors.js';
 import type { Config } from '../../../infra/config.js';
 import type { Metrics } from '../../../infra/observability/metrics.js';
 import { hasBearer } from '../bearer.js';
-import { writeProblem } from '../problem.js';
-import { problem, TEXT, type RawPaths } from '../openapi-paths.js';
+import { writeProblem } from '../../problem.js';
+import { problem, TEXT, type RawPaths } from '../../openapi-paths.js';
 
 type MetricsDeps = { config: Pick<Config, 'metricsToken' | 'metricsPort' | 'production' | 'baseUrl'>; metrics: Pick<Metrics, 'registry'> };
 

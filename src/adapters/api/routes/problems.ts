@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { notFound, PROBLEMS } from '../../../domain/errors.js';
 import { PROBLEM_AREAS, PROBLEM_LIST, PROBLEMS_PATH, problemBySlug, problemTypeUri, type ProblemType } from '../../../domain/problems.js';
-import { problem, type RawPaths } from '../openapi-paths.js';
+import { problem, type RawPaths } from '../../openapi-paths.js';
 
 const ProblemTypeDoc = z.strictObject({
   type: z.string().meta({ description: 'The problem type URI: BASE_URL/problems/<slug>.' }),

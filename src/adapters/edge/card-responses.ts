@@ -2,7 +2,7 @@
 // non-discoverable tunnel, another path), so a 404 never tells whether a tunnel exists.
 import type { OutgoingHttpHeaders } from 'node:http';
 import { type AppError, badRequest, notFound, PROBLEMS, unavailable } from '../../domain/errors.js';
-import { listed, problemResponse, type FixedResponse, type ListedResponse } from './problem.js';
+import { listed, problemResponse, type FixedResponse, type ListedResponse } from '../problem.js';
 
 /** The problem answers of card hosts, rendered once per server (their `type` is under BASE_URL). */
 export function cardProblems(baseUrl: string): Record<'NOT_FOUND' | 'UNAVAILABLE' | 'METHOD_NOT_ALLOWED', ListedResponse> {

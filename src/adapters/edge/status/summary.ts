@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { IncidentJson, MaintenanceJson } from '../../../domain/status/notices.js';
 import { isUnconfigured, type Rollup } from '../../../domain/status/rollup.js';
-import type { RawPaths } from '../openapi-paths.js';
+import type { RawPaths } from '../../openapi-paths.js';
 
 const INDICATORS = ['none', 'minor', 'major', 'critical'] as const;
 const COMPONENT_STATES = ['operational', 'degraded_performance', 'partial_outage', 'major_outage', 'under_maintenance'] as const;

@@ -19,8 +19,8 @@ import type { ClientInfo } from '../../../domain/context.js';
 import { isWellFormedToken } from '../../../infra/crypto/tokens.js';
 import { escapeHtml } from '../../../infra/html/escape.js';
 import { rawHeader } from '../hosts.js';
-import { writeProblem } from '../problem.js';
-import { page as pageAnswer, problem, queryParameter, RETRY_AFTER, SERVER_FAULT, type RawPaths } from '../openapi-paths.js';
+import { writeProblem } from '../../problem.js';
+import { page as pageAnswer, problem, queryParameter, RETRY_AFTER, SERVER_FAULT, type RawPaths } from '../../openapi-paths.js';
 
 export interface SubscriptionDepsForZone {
   subscribe(email: unknown, client: ClientInfo): Promise<void>;

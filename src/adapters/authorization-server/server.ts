@@ -21,7 +21,7 @@ import { RefreshRotations } from './refresh-rotation.js';
 import { cachedIntrospection, type Introspection } from '../../domain/oauth/introspection-cache.js';
 import { createLocalJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { MCP_SCOPE } from '../../domain/cards/card.js';
-import { bindingKey, cookieKeyOf, createOAuthProvider, loadOidcProvider, OAUTH_COOKIES, TTL, withLibraryNotices, type OAuthDeps } from './provider.js';
+import { bindingKey, cookieKeyOf, createOAuthProvider, loadOidcProvider, OAUTH_COOKIES, TTL, withLibraryNotices, type OAuthDeps } from './oidc-provider.js';
 
 /** What the consent page shows (GET /api/oauth/requests/<id>). */
 export interface ConsentRequest {

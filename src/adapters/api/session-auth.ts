@@ -10,7 +10,7 @@ import { isServiceTokenLike } from '../../domain/tokens/format.js';
 import { validateServiceToken } from '../../domain/tokens/token-check.js';
 import type { Config } from '../../infra/config.js';
 import { bearerToken } from './bearer.js';
-import { clientIp } from './client-ip.js';
+import { clientIp } from '../client-ip.js';
 import { assertSameSiteWrite } from './cors.js';
 
 declare module 'fastify' {
