@@ -40,6 +40,9 @@ function refreshes(g: StatusFixture): (count: number) => Promise<void> {
 const automatic = (g: StatusFixture) => g.s.deps.db.statusIncident.findMany({ where: { automatic: true }, include: { updates: true } });
 
 test('without BROKER_HEALTH_URL: 503 "degraded", the broker "not configured"; the page, badges and summary name it, not an outage', async () => {
+  // The files before this one on the same database may have left incidents or maintenance open.
+  await f.s.deps.db.statusIncident.updateMany({ where: { resolvedAt: null }, data: { status: 'resolved', resolvedAt: f.s.clock.now() } });
+  await f.s.deps.db.statusMaintenance.deleteMany({});
   await f.reset();
   const r = await f.status();
   assert.equal(r.status, 503, r.text);
@@ -50,7 +53,7 @@ test('without BROKER_HEALTH_URL: 503 "degraded", the broker "not configured"; th
 
   const page = await f.status({ headers: { accept: 'text/html' } });
   assert.equal(page.status, 503, 'the code mirrors the status field');
-  assert.match(page.text, /<p class="verdict ok" data-status="degraded">All configured systems operational \(broker not configured\)<\/p>/);
+  assert.match(page.text, /<p class="verdict ok" data-status="degraded">All configured systems operational \(broker not configured\)( · \d+ open incidents? below)?<\/p>/);
   assert.match(page.text, /<tr data-component="broker">.*?<span class="marker down">down<\/span>.*?<td class="detail">not configured<\/td>/);
 
   assert.deepEqual((await f.zone('/status/badge.json')).json, { schemaVersion: 1, label: 'status', message: 'operational', color: 'brightgreen' });
@@ -74,7 +77,8 @@ test('without BROKER_HEALTH_URL: no incident past the 90 s mark, no broker histo
   assert.deepEqual(await automatic(f), []);
   const r = await f.status();
   assert.equal(r.status, 503);
-  assert.deepEqual(r.json.incidents, []);
+  // Incidents an operator opened (other test files share the database) may be listed too.
+  assert.deepEqual(r.json.incidents.filter((i: { automatic: boolean }) => i.automatic), []);
   assert.deepEqual((await f.zone('/status/incidents')).json.incidents.filter((i: { automatic: boolean }) => i.automatic), []);
 
   const history = (await f.zone('/status/history')).json.components as { name: string; uptime: Record<string, number | null>; days: { checks: number }[] }[];
