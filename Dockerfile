@@ -52,4 +52,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||4000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # src/server.ts (loaded by dist/main.js) drains on SIGTERM: stops accepting, finishes in-flight requests, closes the pools.
 STOPSIGNAL SIGTERM
-CMD ["node", "--no-allocation-site-pretenuring", "dist/main.js"]
+CMD ["node", "dist/main.js"]

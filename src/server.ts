@@ -31,7 +31,7 @@ async function main(): Promise<void> {
     },
     `listening on ${address}`,
   );
-  for (const advice of missingStartSettings(process.execArgv, process.env)) deps.logger.warn(advice);
+  for (const advice of missingStartSettings(process.env)) deps.logger.warn(advice);
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -71,7 +71,6 @@ test('the embedded server keeps its data across a restart and exits cleanly on S
   const first = await start();
   assert.match(first.output(), /embedded \(PGlite\)/);
   // Started without npm start's settings: it says which (src/infra/runtime-flags.ts).
-  assert.match(first.output(), /node runs without --no-allocation-site-pretenuring/);
   assert.match(first.output(), /MALLOC_ARENA_MAX is not set/);
   const signup = await request(first.url, '/auth/signup', { method: 'POST', body: { email, password } });
   assert.equal(signup.status, 201);
