@@ -21,7 +21,7 @@ module.exports = {
     {
       name: 'rendering-at-the-edge',
       comment:
-        'Pages, SVG and HTTP header lists are made by the adapters (status views, card views); the domain hands them data. Email copy is the exception: it is domain policy (src/domain/emails).',
+        'Pages, SVG and HTTP headers are made by the adapters (status views, card views); the domain hands them data. Email copy is the exception: it is domain policy (src/domain/emails).',
       severity: 'error',
       from: { path: '^src/domain/', pathNot: '^src/domain/emails/' },
       to: { path: '(^src/infra/html/|node_modules/badge-maker)' },

@@ -73,36 +73,8 @@ export function problemResponse(e: AppError, baseUrl: string, extraHeaders: Outg
   };
 }
 
-/**
- * Headers as writeHead's flat list (`[name, value, name, value, …]`), every value a string: the
- * same header lines as the object, in the same order. The raw handlers' answers that recur
- * (cards, /status, badges, /healthz, their 404s) are written as such lists: node's loop over a
- * headers *object* is shared with Fastify's replies, whose many object shapes leave it
- * megamorphic in the server process, and one answer with a number among its values (a
- * content-length of 2 for the liveness probe every few seconds) deoptimizes node's header
- * writer for every answer after it. (A bare server gains nothing from lists: measured the same.)
- */
-export function headerList(headers: OutgoingHttpHeaders): string[] {
-  const list: string[] = [];
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    if (Array.isArray(value)) for (const v of value) list.push(name, v);
-    else list.push(name, String(value));
-  }
-  return list;
-}
-
-/** A complete answer whose headers are a list of strings (see headerList). */
-export interface ListedResponse {
-  status: number;
-  headers: string[];
-  body: string;
-}
-
-export const listed = (r: FixedResponse): ListedResponse => ({ status: r.status, headers: headerList(r.headers), body: r.body });
-
-/** Node leaves the body out by itself for HEAD requests and for 204/304. */
-export function writeListed(res: ServerResponse, r: ListedResponse): number {
+/** Writes a fixed answer. Node leaves the body out by itself for HEAD requests and for 204/304. */
+export function writeFixed(res: ServerResponse, r: FixedResponse): number {
   res.writeHead(r.status, r.headers);
   res.end(r.body);
   return r.status;
@@ -114,5 +86,5 @@ export function sendProblem(reply: FastifyReply, e: AppError, extraHeaders: Outg
 }
 
 export function writeProblem(res: ServerResponse, e: AppError, baseUrl: string, extraHeaders: OutgoingHttpHeaders = {}): number {
-  return writeListed(res, listed(problemResponse(e, baseUrl, extraHeaders)));
+  return writeFixed(res, problemResponse(e, baseUrl, extraHeaders));
 }

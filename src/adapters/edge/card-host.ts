@@ -13,7 +13,7 @@ import type { Metrics } from '../../infra/observability/metrics.js';
 import { cardProblems, METADATA_PREFLIGHT, PREFLIGHT } from './card-responses.js';
 import { cardViews, etagMatches, renderDocument, type CardView } from './card-view.js';
 import { problem, type RawOperation, type RawPaths } from '../openapi-paths.js';
-import { writeListed } from '../problem.js';
+import { writeFixed } from '../problem.js';
 import { cardDocumentOf, type CardDocument, rawHeader } from './hosts.js';
 import type { RawHandler } from './raw.js';
 import { routeDurations } from './route-durations.js';
@@ -65,8 +65,8 @@ export function createCardHandlers({ resolver, metrics, logger, baseUrl }: CardH
     return view;
   };
   const writeResolution = (req: IncomingMessage, res: ServerResponse, r: Resolution, doc: CardDocument): number => {
-    if (doc === 'prm') return r.prm === null ? writeListed(res, NOT_FOUND) : writeView(req, res, prmViewOf(r, r.prm));
-    return r.kind === 'none' ? writeListed(res, NOT_FOUND) : writeView(req, res, viewOf(r)[doc]);
+    if (doc === 'prm') return r.prm === null ? writeFixed(res, NOT_FOUND) : writeView(req, res, prmViewOf(r, r.prm));
+    return r.kind === 'none' ? writeFixed(res, NOT_FOUND) : writeView(req, res, viewOf(r)[doc]);
   };
   const logUnavailable = throttled((err: unknown) => {
     logger.error({ err: (err as Error).message }, 'card host resolver unavailable');
@@ -76,7 +76,7 @@ export function createCardHandlers({ resolver, metrics, logger, baseUrl }: CardH
     const method = req.method;
     const route = ROUTES[doc];
     if (method !== 'GET' && method !== 'HEAD') {
-      const status = writeListed(res, method !== 'OPTIONS' ? METHOD_NOT_ALLOWED : doc === 'prm' ? METADATA_PREFLIGHT : PREFLIGHT);
+      const status = writeFixed(res, method !== 'OPTIONS' ? METHOD_NOT_ALLOWED : doc === 'prm' ? METADATA_PREFLIGHT : PREFLIGHT);
       return observe(method, route, status, start);
     }
     const local = resolver.peek(host);
@@ -85,7 +85,7 @@ export function createCardHandlers({ resolver, metrics, logger, baseUrl }: CardH
       (r) => observe(method, route, writeResolution(req, res, r, doc), start),
       (err: unknown) => {
         logUnavailable(err);
-        observe(method, route, writeListed(res, UNAVAILABLE), start);
+        observe(method, route, writeFixed(res, UNAVAILABLE), start);
       },
     );
   };
@@ -95,7 +95,7 @@ export function createCardHandlers({ resolver, metrics, logger, baseUrl }: CardH
       const start = performance.now();
       const doc = cardDocumentOf(req.url);
       if (doc !== null) return serveCard(req, res, host, doc, start);
-      observe(req.method, OTHER_ROUTE, writeListed(res, NOT_FOUND), start);
+      observe(req.method, OTHER_ROUTE, writeFixed(res, NOT_FOUND), start);
     },
     // Called by the router for a card path only (isCardPath); anything else never reaches here.
     customDomain: (req, res, host) => serveCard(req, res, host, cardDocumentOf(req.url) ?? 'seed', performance.now()),

@@ -1,5 +1,5 @@
 // A card's documents as HTTP answers them (SPEC 4.3, API.md section 14): the body, a strong ETag,
-// and the header lists of a 200 and of a 304, for the seed card, the v1 card and the AI Catalog.
+// and the headers of a 200 and of a 304, for the seed card, the v1 card and the AI Catalog.
 // Made once per card object: the resolver's in-process cache hands out the same object request
 // after request, so a hit costs an identity check (a WeakMap lookup when hosts alternate).
 import { createHash } from 'node:crypto';
@@ -12,30 +12,25 @@ export interface CardView {
   /** A string on purpose: node then sends head and body in one write instead of a two-buffer writev. */
   body: string;
   etag: string;
-  /** writeHead's flat list form (problem.ts, headerList). */
-  ok: string[];
-  notModified: string[];
+  ok: Readonly<Record<string, string>>;
+  notModified: Readonly<Record<string, string>>;
 }
 
 /** Headers every card answer carries (SPEC 4.3), 200 and 304 alike. */
-const COMMON = [
-  'cache-control',
-  `public, max-age=${CARD_MAX_AGE_SECONDS}`,
-  'access-control-allow-origin',
-  '*',
-  'access-control-expose-headers',
-  'ETag',
-  'x-content-type-options',
-  'nosniff',
-];
+const COMMON = {
+  'cache-control': `public, max-age=${CARD_MAX_AGE_SECONDS}`,
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'ETag',
+  'x-content-type-options': 'nosniff',
+};
 
 export function renderDocument(json: string, contentType: string): CardView {
   const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 32)}"`;
   return {
     body: json,
     etag,
-    ok: ['content-type', contentType, 'content-length', String(Buffer.byteLength(json)), 'etag', etag, ...COMMON],
-    notModified: ['etag', etag, ...COMMON],
+    ok: { 'content-type': contentType, 'content-length': String(Buffer.byteLength(json)), etag, ...COMMON },
+    notModified: { etag, ...COMMON },
   };
 }
 

@@ -29,11 +29,9 @@ export const FAVICON_HEADERS = {
   'x-content-type-options': 'nosniff',
 } as const;
 
-const LISTED = Object.entries(FAVICON_HEADERS).flat();
-
 /** The raw handlers' answer (node leaves the body out for HEAD). */
 export function writeFavicon(res: ServerResponse): number {
-  res.writeHead(200, LISTED);
+  res.writeHead(200, FAVICON_HEADERS);
   res.end(FAVICON);
   return 200;
 }

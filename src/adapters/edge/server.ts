@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import type { CardHandlers } from './card-host.js';
 import { classifyHost, hostnameFrom, isCardPath, isValidHostValue, singleHostOf, type HostKind } from './hosts.js';
 import { badRequest, PROBLEMS } from '../../domain/errors.js';
-import { listed, problemResponse, writeListed } from '../problem.js';
+import { problemResponse, writeFixed } from '../problem.js';
 import { guardRaw, type RawHandler } from './raw.js';
 
 /** `/healthz`, with or without a query string, compared without building the path. */
@@ -34,7 +34,7 @@ export interface HostRoutes {
 }
 
 export function createHostRoutedServer(routes: HostRoutes, api: (req: IncomingMessage, res: ServerResponse) => void): Server {
-  const BAD_HOST = listed(problemResponse(badRequest(PROBLEMS.badHost, 'The request needs exactly one valid Host header.'), routes.baseUrl, { connection: 'close' }));
+  const BAD_HOST = problemResponse(badRequest(PROBLEMS.badHost, 'The request needs exactly one valid Host header.'), routes.baseUrl, { connection: 'close' });
   const zoneHost = guardRaw(routes.zoneHost, routes.logger, routes.baseUrl);
   const tunnelHost = guardRaw(routes.cards.tunnelHost, routes.logger, routes.baseUrl);
   const customDomain = guardRaw(routes.cards.customDomain, routes.logger, routes.baseUrl);
@@ -49,7 +49,7 @@ export function createHostRoutedServer(routes: HostRoutes, api: (req: IncomingMe
   return createServer((req, res) => {
     const value = singleHostOf(req);
     if (value !== lastValue) {
-      if (value === null || !isValidHostValue(value)) return void writeListed(res, BAD_HOST);
+      if (value === null || !isValidHostValue(value)) return void writeFixed(res, BAD_HOST);
       lastValue = value;
       hostname = hostnameFrom(value);
       kind = classifyHost(hostname, zone);

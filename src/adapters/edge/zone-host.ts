@@ -8,7 +8,7 @@ import type { StatusService } from '../../domain/status/service.js';
 import type { Metrics } from '../../infra/observability/metrics.js';
 import { FAVICON_PATH, writeFavicon } from './favicon.js';
 import { pathOf, rawHeader } from './hosts.js';
-import { listed, problemResponse, writeListed, writeProblem, type ListedResponse } from '../problem.js';
+import { problemResponse, writeFixed, writeProblem, type FixedResponse } from '../problem.js';
 import { TEXT, type RawPaths } from '../openapi-paths.js';
 import type { RawHandler } from './raw.js';
 import { routeDurations } from './route-durations.js';
@@ -29,11 +29,10 @@ export interface ZoneHostDeps {
   baseUrl: string;
 }
 
-// Lists of strings, like every recurring raw answer (problem.ts, headerList): /healthz is asked
-// every few seconds by load balancers and by the roll-up's own api probe.
-const HEALTHY: ListedResponse = {
+// /healthz is asked every few seconds by load balancers and by the roll-up's own api probe.
+const HEALTHY: FixedResponse = {
   status: 200,
-  headers: ['content-type', 'text/plain; charset=utf-8', 'content-length', '2', 'cache-control', 'no-store'],
+  headers: { 'content-type': 'text/plain; charset=utf-8', 'content-length': '2', 'cache-control': 'no-store' },
   body: 'ok',
 };
 
@@ -64,8 +63,8 @@ const writeStatus = (method: string, accept: string | undefined, res: ServerResp
   write(method, res, view.statusCode, wantsHtml(accept) ? view.html : view.json);
 
 export function createZoneHandler({ status, incidents, feed, subscriptions, views, metrics, baseUrl }: ZoneHostDeps): RawHandler {
-  const NOT_FOUND = listed(problemResponse(notFound(PROBLEMS.notFound), baseUrl));
-  const METHOD_NOT_ALLOWED = listed(problemResponse(badRequest(PROBLEMS.methodNotAllowed, 'Only GET and HEAD are allowed here.'), baseUrl, { allow: 'GET, HEAD' }));
+  const NOT_FOUND = problemResponse(notFound(PROBLEMS.notFound), baseUrl);
+  const METHOD_NOT_ALLOWED = problemResponse(badRequest(PROBLEMS.methodNotAllowed, 'Only GET and HEAD are allowed here.'), baseUrl, { allow: 'GET, HEAD' });
   const observe = routeDurations(metrics.hotDuration);
   return (req, res) => {
     const start = performance.now();
@@ -110,12 +109,12 @@ export function createZoneHandler({ status, incidents, feed, subscriptions, view
         (err: unknown) => observe(method, path, res.headersSent ? 500 : writeProblem(res, err instanceof AppError ? err : internalError(), baseUrl), start),
       );
     }
-    if (path === '/healthz' && readable) return observe(method, '/healthz', writeListed(res, HEALTHY), start);
+    if (path === '/healthz' && readable) return observe(method, '/healthz', writeFixed(res, HEALTHY), start);
     if (path === FAVICON_PATH && readable) return observe(method, FAVICON_PATH, writeFavicon(res), start);
     if (path === '/status' || path === '/healthz' || path === HISTORY_PATH || path === INCIDENTS_PATH || path === SUMMARY_PATH || path === FEED_PATH || badge !== undefined) {
-      return observe(method, badge !== undefined ? BADGE_ROUTE(path) : path, writeListed(res, METHOD_NOT_ALLOWED), start);
+      return observe(method, badge !== undefined ? BADGE_ROUTE(path) : path, writeFixed(res, METHOD_NOT_ALLOWED), start);
     }
-    observe(method, 'unmatched', writeListed(res, NOT_FOUND), start);
+    observe(method, 'unmatched', writeFixed(res, NOT_FOUND), start);
   };
 }
 

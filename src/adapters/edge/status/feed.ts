@@ -44,7 +44,13 @@ export function renderFeed(entries: readonly FeedEntry[], opts: { serviceName: s
     `</feed>\n`;
   return {
     body,
-    headers: ['content-type', 'application/atom+xml; charset=utf-8', 'content-length', String(Buffer.byteLength(body)), 'cache-control', 'no-cache', 'access-control-allow-origin', '*', 'x-content-type-options', 'nosniff'],
+    headers: {
+      'content-type': 'application/atom+xml; charset=utf-8',
+      'content-length': String(Buffer.byteLength(body)),
+      'cache-control': 'no-cache',
+      'access-control-allow-origin': '*',
+      'x-content-type-options': 'nosniff',
+    },
   };
 }
 

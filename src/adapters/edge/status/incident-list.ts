@@ -16,16 +16,14 @@ const IncidentList = z.object({ incidents: z.array(Incident) });
 
 const KEEP_MS = 5_000;
 // The answer depends on Accept: no intermediary may hand one to the other's client.
-const COMMON = ['cache-control', 'no-cache', 'vary', 'Accept', 'x-content-type-options', 'nosniff'];
-const JSON_HEADERS = ['content-type', 'application/json; charset=utf-8', 'access-control-allow-origin', '*', ...COMMON];
+const COMMON = { 'cache-control': 'no-cache', vary: 'Accept', 'x-content-type-options': 'nosniff' };
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*', ...COMMON };
 // The status page's policy: inline styles only, no script, its links on this host.
-const HTML_HEADERS = [
-  'content-type',
-  'text/html; charset=utf-8',
-  'content-security-policy',
-  "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+const HTML_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   ...COMMON,
-];
+};
 
 export interface IncidentAnswers {
   json: Rendered;

@@ -1,5 +1,5 @@
 // What /status, its badges and its history answer with, rendered from the domain's snapshot into
-// exact bytes and header lists. Rendered once per snapshot: the status service hands out the same
+// exact bytes and headers. Rendered once per snapshot: the status service hands out the same
 // snapshot object until it refreshes (or reads a newer history), so serving a cached roll-up is an
 // identity check, a lookup and a write.
 import type { z } from 'zod';
@@ -14,12 +14,8 @@ import { statuspageSummary } from './summary.js';
 export interface Rendered {
   /** A string: node then sends head and body in one write instead of a two-chunk writev. */
   body: string;
-  /**
-   * writeHead's flat list form, `[name, value, …]`: node's loop over a headers object is shared
-   * with every Fastify reply and probe request in the process and runs megamorphic there; the
-   * list loop stays monomorphic on the hot path.
-   */
-  headers: string[];
+  /** Every value a string, content-length included. */
+  headers: Readonly<Record<string, string>>;
 }
 
 export interface SnapshotView {
@@ -36,21 +32,21 @@ export interface SnapshotView {
 }
 
 // A monitor must see the live verdict, never an intermediary's copy; the body depends on Accept.
-const COMMON = ['cache-control', 'no-store', 'vary', 'Accept', 'x-content-type-options', 'nosniff'];
+const COMMON = { 'cache-control': 'no-store', vary: 'Accept', 'x-content-type-options': 'nosniff' };
 // The page has no scripts, and says so to the browser: inline styles only; its one form (email
 // updates) posts to this host.
 const HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 // Badges are embedded by READMEs through image proxies (GitHub's camo): no-cache makes them
 // revalidate every time. Public data: any origin may read the JSON ones.
-const BADGE_COMMON = ['cache-control', 'no-cache', 'x-content-type-options', 'nosniff'];
+const BADGE_COMMON = { 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' };
 const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'";
-const PUBLIC_JSON = ['access-control-allow-origin', '*', 'x-content-type-options', 'nosniff'];
+const PUBLIC_JSON = { 'access-control-allow-origin': '*', 'x-content-type-options': 'nosniff' };
 
 const length = (body: string): string => String(Buffer.byteLength(body));
 
 function renderBadge(svg: string): Rendered {
-  return { body: svg, headers: ['content-type', 'image/svg+xml; charset=utf-8', 'content-length', length(svg), 'content-security-policy', SVG_CSP, ...BADGE_COMMON] };
+  return { body: svg, headers: { 'content-type': 'image/svg+xml; charset=utf-8', 'content-length': length(svg), 'content-security-policy': SVG_CSP, ...BADGE_COMMON } };
 }
 
 function renderView(rollup: Rollup, serviceName: string, pageUrl: string, history: History | null): SnapshotView {
@@ -62,21 +58,21 @@ function renderView(rollup: Rollup, serviceName: string, pageUrl: string, histor
   const endpoint = JSON.stringify(badgeEndpoint(badgeFace(rollup, 'overall')));
   return {
     statusCode: rollup.status === 'ok' ? 200 : 503,
-    json: { body: json, headers: ['content-type', 'application/json; charset=utf-8', 'content-length', length(json), ...COMMON] },
-    html: { body: html, headers: ['content-type', 'text/html; charset=utf-8', 'content-length', length(html), 'content-security-policy', HTML_CSP, ...COMMON] },
+    json: { body: json, headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': length(json), ...COMMON } },
+    html: { body: html, headers: { 'content-type': 'text/html; charset=utf-8', 'content-length': length(html), 'content-security-policy': HTML_CSP, ...COMMON } },
     badges,
     badgeJson: {
       body: endpoint,
-      headers: ['content-type', 'application/json; charset=utf-8', 'content-length', length(endpoint), 'cache-control', 'no-cache', ...PUBLIC_JSON],
+      headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': length(endpoint), 'cache-control': 'no-cache', ...PUBLIC_JSON },
     },
-    summary: { body: summary, headers: ['content-type', 'application/json; charset=utf-8', 'content-length', length(summary), 'cache-control', 'no-cache', ...PUBLIC_JSON] },
+    summary: { body: summary, headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': length(summary), 'cache-control': 'no-cache', ...PUBLIC_JSON } },
   };
 }
 
 /** GET /status/history's answer. */
 function renderHistory(history: History): Rendered {
   const body = JSON.stringify(history);
-  return { body, headers: ['content-type', 'application/json; charset=utf-8', 'content-length', length(body), 'cache-control', 'no-cache', ...PUBLIC_JSON] };
+  return { body, headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': length(body), 'cache-control': 'no-cache', ...PUBLIC_JSON } };
 }
 
 export interface StatusViews {
