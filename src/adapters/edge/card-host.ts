@@ -20,7 +20,7 @@ import { routeDurations } from './route-durations.js';
 
 export interface CardHostDeps {
   resolver: Pick<CardResolver, 'peek' | 'resolve'>;
-  metrics: Pick<Metrics, 'hotDuration'>;
+  metrics: Pick<Metrics, 'httpDuration'>;
   logger: Logger;
   /** BASE_URL, under which problem types live. */
   baseUrl: string;
@@ -56,7 +56,7 @@ function writeView(req: IncomingMessage, res: ServerResponse, view: CardView): n
 
 export function createCardHandlers({ resolver, metrics, logger, baseUrl }: CardHostDeps): CardHandlers {
   const { NOT_FOUND, UNAVAILABLE, METHOD_NOT_ALLOWED } = cardProblems(baseUrl);
-  const observe = routeDurations(metrics.hotDuration);
+  const observe = routeDurations(metrics.httpDuration);
   const viewOf = cardViews();
   const prmViews = new WeakMap<Resolution, CardView>();
   const prmViewOf = (r: Resolution, json: string): CardView => {

@@ -1,32 +1,33 @@
-// The duration histogram of the raw handlers, with each (method, route, status) series bound once
-// (metrics.hotDuration: a bucket search and three additions per observation, no label hashing).
-// A handler answers the same (method, route, status) request after request, so the last series
-// is remembered and an observation usually costs three identity comparisons; any other
-// combination is two map lookups. Routes are fixed labels: never a raw path or host.
+// The raw handlers' request durations in the HTTP duration histogram, each (method, route,
+// status) series bound once with prom-client's labels(). A handler answers the same (method,
+// route, status) request after request, so the last series is remembered; any other combination
+// is two map lookups. Routes are fixed labels: never a raw path or host.
 import { performance } from 'node:perf_hooks';
-import type { HotHistogram, HotSeries } from '../../infra/observability/hot-histogram.js';
+import type { Histogram } from 'prom-client';
+
+type Series = ReturnType<Histogram<'method' | 'route' | 'status'>['labels']>;
 
 export type ObserveDuration = (method: string | undefined, route: string, status: number, startMs: number) => void;
 
 const METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
-export function routeDurations(histogram: HotHistogram<'method' | 'route' | 'status'>): ObserveDuration {
+export function routeDurations(histogram: Histogram<'method' | 'route' | 'status'>): ObserveDuration {
   // route → status → method: no key string is built per request.
-  const byRoute = new Map<string, Map<number, Map<string, HotSeries>>>();
-  const seriesOf = (rawMethod: string | undefined, route: string, status: number): HotSeries => {
+  const byRoute = new Map<string, Map<number, Map<string, Series>>>();
+  const seriesOf = (rawMethod: string | undefined, route: string, status: number): Series => {
     const method = rawMethod !== undefined && METHODS.has(rawMethod) ? rawMethod : 'other';
     let byStatus = byRoute.get(route);
     if (!byStatus) byRoute.set(route, (byStatus = new Map()));
     let byMethod = byStatus.get(status);
     if (!byMethod) byStatus.set(status, (byMethod = new Map()));
     let series = byMethod.get(method);
-    if (!series) byMethod.set(method, (series = histogram.child({ method, route, status: String(status) })));
+    if (!series) byMethod.set(method, (series = histogram.labels({ method, route, status: String(status) })));
     return series;
   };
   let lastMethod: string | undefined;
   let lastRoute = '';
   let lastStatus = 0;
-  let last: HotSeries | null = null;
+  let last: Series | null = null;
   return (rawMethod, route, status, startMs) => {
     const seconds = (performance.now() - startMs) / 1000;
     if (last === null || status !== lastStatus || route !== lastRoute || rawMethod !== lastMethod) {

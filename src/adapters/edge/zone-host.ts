@@ -24,7 +24,7 @@ export interface ZoneHostDeps {
   /** The subscription paths (status/subscriptions.ts); null for any other path. */
   subscriptions?: (req: IncomingMessage, res: ServerResponse, path: string, method: string) => Promise<number> | null;
   views: StatusViews;
-  metrics: Pick<Metrics, 'hotDuration'>;
+  metrics: Pick<Metrics, 'httpDuration'>;
   /** BASE_URL, under which problem types live. */
   baseUrl: string;
 }
@@ -65,7 +65,7 @@ const writeStatus = (method: string, accept: string | undefined, res: ServerResp
 export function createZoneHandler({ status, incidents, feed, subscriptions, views, metrics, baseUrl }: ZoneHostDeps): RawHandler {
   const NOT_FOUND = problemResponse(notFound(PROBLEMS.notFound), baseUrl);
   const METHOD_NOT_ALLOWED = problemResponse(badRequest(PROBLEMS.methodNotAllowed, 'Only GET and HEAD are allowed here.'), baseUrl, { allow: 'GET, HEAD' });
-  const observe = routeDurations(metrics.hotDuration);
+  const observe = routeDurations(metrics.httpDuration);
   return (req, res) => {
     const start = performance.now();
     const method = req.method ?? 'GET';

@@ -1,16 +1,13 @@
 // Prometheus metrics: one registry per app instance (tests build several), default process
 // metrics, and the HTTP duration histogram labelled by route pattern, never by raw path or host.
-// Fastify routes observe httpDuration; the raw hot-path handlers observe hotDuration's series;
-// both come out as the one http_request_duration_seconds family.
-import { Counter, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
-import { HotHistogram } from './hot-histogram.js';
+// Fastify routes and the raw handlers observe the same httpDuration histogram.
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 type DurationLabels = 'method' | 'route' | 'status';
 
 export interface Metrics {
   registry: Registry;
   httpDuration: Histogram<DurationLabels>;
-  hotDuration: HotHistogram<DurationLabels>;
   statusChecks: Counter<'component' | 'ok'>;
   /** Duration of each status probe (broker, api), failed and timed-out ones included. */
   statusProbeDuration: Histogram<'component'>;
@@ -30,11 +27,8 @@ export function createMetrics(): Metrics {
     help: 'HTTP request duration by route pattern',
     labelNames: ['method', 'route', 'status'] as const,
     buckets: DURATION_BUCKETS,
-    registers: [], // exported through hotDuration, which merges both
+    registers: [registry],
   });
-  const hotDuration = new HotHistogram(httpDuration, DURATION_BUCKETS);
-  // The registry only calls name and get() on what it exports; HotHistogram provides both.
-  registry.registerMetric(hotDuration as unknown as Metric);
   const statusChecks = new Counter({
     name: 'service_edge_status_check_total',
     help: 'Status roll-up probe outcomes, counted on each refresh (cache miss)',
@@ -49,5 +43,5 @@ export function createMetrics(): Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 2.5],
     registers: [registry],
   });
-  return { registry, httpDuration, hotDuration, statusChecks, statusProbeDuration };
+  return { registry, httpDuration, statusChecks, statusProbeDuration };
 }
