@@ -1,10 +1,9 @@
 // Instants as text, both ways, on the lists' hot path: PostgreSQL's UTC text into a Date, and a
-// Date into its ISO 8601 string. A list of 100 sessions carries 200 of each. On the 2-core VM,
-// V8's Date parser took about 0.75 µs per call and Date.prototype.toISOString 0.74 µs (with the
-// generic parser's regular expression before it, a quarter of GET /api/sessions' CPU); these take
-// about 0.2 µs and 0.05 µs. The results are the same to the millisecond; anything outside the
-// common form (another zone, BC, infinity; a year before 1970 or after 9999 when printing) goes
-// to the general path.
+// Date into its ISO 8601 string, by arithmetic. A list of 100 sessions carries 200 of each, and
+// the library paths (node-postgres's regular-expression parser, V8's toISOString, a call into
+// the runtime per date) are a large share of such a list's CPU (ADR 21). The results are the
+// same to the millisecond; anything outside the common form (another zone, BC, infinity; a year
+// before 1970 or after 9999 when printing) goes to the general path.
 
 const DAY_MS = 86_400_000;
 

@@ -32,7 +32,7 @@ export const builder = new SchemaBuilder<{
 // graphql-scalars' DateTime, serializing a valid Date straight to its ISO string: the same bytes
 // in the response (a Date's JSON is that string), without JSON.stringify calling toJSON on every
 // date of a list (a list of sessions or events is mostly dates), and by arithmetic rather than
-// toISOString (instant.ts).
+// toISOString (instant.ts, ADR 21).
 const dateTime = DateTimeResolver.toConfig();
 builder.addScalarType(
   'DateTime',

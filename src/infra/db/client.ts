@@ -30,9 +30,9 @@ const TIMESTAMPTZ_OID = 1184;
 const parseTimestamptz = pg.types.getTypeParser(TIMESTAMPTZ_OID, 'text') as (value: string) => Date;
 /**
  * timestamptz as a session in UTC prints it (`2026-11-28 03:10:54.123+00`) and timestamp
- * (`2026-11-28 03:10:54.123`, read as UTC) by plain arithmetic (instant.ts), several times cheaper
- * than the generic parser's regular expression or V8's Date parser (a list of 100 sessions has
- * 200 of them); any other form (another TimeZone, BC, infinity) goes to the generic parser.
+ * (`2026-11-28 03:10:54.123`, read as UTC) by plain arithmetic (instant.ts, ADR 21) rather than
+ * the generic parser's regular expression (a list of 100 sessions has 200 of them); any other
+ * form (another TimeZone, BC, infinity) goes to the generic parser.
  */
 const timestamptz = (value: string): Date => parseUtcText(value, true) ?? parseTimestamptz(value);
 const timestamp = (value: string): Date => parseUtcText(value, false) ?? new Date(`${value.replace(' ', 'T')}Z`);
