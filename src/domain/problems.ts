@@ -19,7 +19,7 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-export const PROBLEM_AREAS = ['request', 'accounts', 'sessions', 'tokens', 'tunnels', 'cards', 'oauth', 'status', 'webhooks', 'limits'] as const;
+export const PROBLEM_AREAS = ['request', 'accounts', 'sessions', 'tokens', 'tunnels', 'cards', 'oauth', 'status', 'webhooks', 'orgs', 'limits'] as const;
 export type ProblemArea = (typeof PROBLEM_AREAS)[number];
 
 /** The `error` values of RFC 6749 section 5.2 and RFC 8628 section 3.5 the OAuth endpoints answer. */
@@ -187,6 +187,20 @@ const CATALOG = {
   webhookLimit: entry('webhooks', 'CONFLICT', 'Webhook limit', 'The account has the most webhook endpoints it may; delete one first.'),
   invalidWebhookUrl: entry('webhooks', 'BAD_REQUEST', 'Invalid webhook URL', 'The endpoint URL is not an https URL the service may deliver to.'),
   invalidWebhook: entry('webhooks', 'BAD_REQUEST', 'Invalid webhook settings', 'The events, description, enabled flag or page size break their rules.'),
+
+  // orgs: organizations, their members, invitations and audit log.
+  orgNotFound: entry('orgs', 'NOT_FOUND', 'Organization not found', 'No organization has this slug, or the caller is not one of its members.'),
+  orgRoleRequired: entry('orgs', 'FORBIDDEN', 'Role required', 'The caller is a member of the organization, but its role (or token) does not allow this action.'),
+  orgLimit: entry('orgs', 'CONFLICT', 'Organization limit', 'The account owns the most organizations it may; delete one first.'),
+  lastOwner: entry('orgs', 'CONFLICT', 'Last owner', 'An organization keeps at least one owner: make someone else owner first.'),
+  memberNotFound: entry('orgs', 'NOT_FOUND', 'Member not found', 'The account is not a member of this organization.'),
+  invalidOrg: entry('orgs', 'BAD_REQUEST', 'Invalid organization settings', 'The name, role or confirmation breaks its rules.'),
+  invitationNotFound: entry('orgs', 'NOT_FOUND', 'Invitation not found', 'No pending invitation of this organization has this id.'),
+  invalidInvitation: entry('orgs', 'BAD_REQUEST', 'Invalid invitation', 'The invitation link is unknown, used, revoked or expired.'),
+  invitationForOtherAddress: entry('orgs', 'FORBIDDEN', 'Invitation for another address', 'The invitation was sent to another address, or the account has not verified it.'),
+  alreadyMember: entry('orgs', 'CONFLICT', 'Already a member', 'The account or address is already a member of the organization.'),
+  invitationLimit: entry('orgs', 'RATE_LIMITED', 'Invitation limit', 'The organization has the most pending invitations, or sent the most this hour.'),
+  ownsOrganizations: entry('orgs', 'CONFLICT', 'Owns organizations', 'The account is the last owner of organizations with other members: hand them over first.'),
 
   // limits: rate limits (429 with Retry-After).
   rateLimited: entry('limits', 'RATE_LIMITED', 'Rate limited', 'Too many attempts; Retry-After says when to try again.'),

@@ -16,3 +16,10 @@ export interface GraphQLContext {
   setSessionCookie(token: string, expiresAt: Date): void;
   clearSessionCookie(): void;
 }
+
+/** The signed-in caller and where they call from, as the domain's access decisions take them. */
+export function actorOf(ctx: GraphQLContext): { viewer: Viewer; client: ClientInfo } {
+  // Only fields behind `authScopes: { signedIn: true }` ask, so a viewer is there.
+  if (!ctx.viewer) throw new Error('actorOf: no signed-in viewer');
+  return { viewer: ctx.viewer, client: ctx.client };
+}

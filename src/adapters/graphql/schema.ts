@@ -14,5 +14,6 @@ import './types/service-tokens.js';
 import './types/device.js';
 import './types/oauth.js';
 import './types/webhooks.js';
+import './types/organization.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -140,6 +140,7 @@ export const Tunnel = z.strictObject({
   access: z.string().meta({ enum: ['public', 'oauth'] }),
   allowed_emails: z.array(z.string()),
   created_at: time,
+  owner: z.strictObject({ type: z.enum(['account', 'org']), slug: z.string() }).meta({ description: 'The account or organization that owns the tunnel.' }),
 });
 export const TunnelList = z.strictObject({ tunnels: z.array(Tunnel) });
 
@@ -201,6 +202,31 @@ export const WebhookDeliveryLog = z.strictObject({
   ),
 });
 
+const OrgRole = z.string().meta({ enum: ['owner', 'admin', 'member'] });
+export const Organization = z.strictObject({
+  id: z.string(),
+  slug: z.string(),
+  name: z.string(),
+  created_at: time,
+  role: OrgRole.nullable().meta({ description: "The caller's role (null for the organization's own token)." }),
+});
+export const OrganizationList = z.strictObject({ orgs: z.array(Organization) });
+export const OrgMember = z.strictObject({ account_id: z.string(), email: z.string(), slug: z.string(), role: OrgRole, joined_at: time });
+export const OrgMemberList = z.strictObject({ members: z.array(OrgMember) });
+export const AuditPage = z.strictObject({
+  events: z.array(
+    z.strictObject({
+      id: z.string(),
+      type: z.string().meta({ description: 'org_created, member_joined, tunnel_created, token_revoked, …' }),
+      actor: z.union([z.strictObject({ account_id: z.string(), email: z.string() }), z.strictObject({ token_id: z.string() })]).nullable(),
+      target: z.record(z.string(), z.unknown()),
+      at: time,
+      ip: maskedIp.nullable(),
+    }),
+  ),
+  next_cursor: z.string().nullable().meta({ description: 'Pass as `before` for the next page; null on the last one.' }),
+});
+
 /** Shapes shown by name under components.schemas (others are printed where they are used). */
 export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   Problem,
@@ -212,4 +238,5 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   Tunnel,
   Webhook,
   CreatedWebhook,
+  Organization,
 };

@@ -11,5 +11,6 @@ import { ssoRoutes } from './routes/sso.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { tunnelRoutes } from './routes/tunnels.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { orgRoutes } from './routes/orgs.js';
 
-export const restRoutes: RestRoute[] = [...accountRoutes, ...activityRoutes, ...deviceRoutes, ...mfaRoutes, ...oauthRoutes, ...passkeyRoutes, ...sessionRoutes, ...ssoRoutes, ...tokenRoutes, ...tunnelRoutes, ...webhookRoutes];
+export const restRoutes: RestRoute[] = [...accountRoutes, ...activityRoutes, ...deviceRoutes, ...mfaRoutes, ...oauthRoutes, ...passkeyRoutes, ...sessionRoutes, ...ssoRoutes, ...tokenRoutes, ...tunnelRoutes, ...webhookRoutes, ...orgRoutes];

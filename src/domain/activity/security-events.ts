@@ -33,6 +33,8 @@ export const SECURITY_EVENT_TYPES = [
   'oauth_grant_revoked',
   'webhook_created',
   'webhook_deleted',
+  'org_joined',
+  'org_left',
 ] as const;
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];

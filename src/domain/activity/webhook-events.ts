@@ -14,6 +14,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'card.published',
   'card.unpublished',
   'account.security',
+  /** An organization's member joined, left or changed role (API.md section 18). */
+  'org.member',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

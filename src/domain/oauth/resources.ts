@@ -1,11 +1,12 @@
 // The protected resources of the authorization server (API.md section 13): the `/mcp` URL of an
 // `oauth` tunnel, on its tunnel host or its custom domain, exactly. Who may be granted access:
-// the owner and the tunnel's allowed emails (tunnels/access.ts).
+// the owner, an owning organization's members, and the tunnel's allowed emails (tunnels/access.ts).
 import type { DomainDeps } from '../context.js';
 import { queryOf } from '../cards/lookup.js';
 import { isAllowed } from '../tunnels/access.js';
 import { tunnelHost } from '../tunnels/names.js';
 import { findAccountForGrant, findOAuthTunnel, type OAuthTunnelRow } from './store.js';
+import { readRole } from '../membership/store.js';
 
 export interface OAuthResource {
   /** The resource indicator: https://<host>/mcp. */
@@ -36,19 +37,28 @@ export async function oauthResource(deps: ResourceDeps, resource: unknown): Prom
   return { resource, host: url.hostname, tunnel };
 }
 
-/** The account when it exists and may be granted access to the resource's tunnel (the owner always may); else null. */
+/** The account (null when gone) and whether it may be granted access to the resource's tunnel. */
+async function judge(deps: Pick<DomainDeps, 'db'>, r: OAuthResource, accountId: string) {
+  const [account, role] = await Promise.all([findAccountForGrant(deps.db, accountId), r.tunnel.ownerIsOrg ? readRole(deps.db, r.tunnel.ownerId, accountId) : null]);
+  return { account, allowed: account !== null && isAllowed({ ownerId: r.tunnel.ownerId, allowedEmails: r.tunnel.allowedEmails }, account, role !== null) };
+}
+
+/**
+ * The account when it exists and may be granted access to the resource's tunnel (the owner
+ * always may; for an organization's tunnel, its members with a verified address); else null.
+ */
 export async function allowedAccount(deps: Pick<DomainDeps, 'db'>, r: OAuthResource, accountId: string): Promise<{ id: string; email: string } | null> {
-  const account = await findAccountForGrant(deps.db, accountId);
-  return account !== null && isAllowed({ ownerId: r.tunnel.ownerId, allowedEmails: r.tunnel.allowedEmails }, account) ? account : null;
+  const { account, allowed } = await judge(deps, r, accountId);
+  return allowed ? account : null;
 }
 
 export const mayAccess = async (deps: Pick<DomainDeps, 'db'>, r: OAuthResource, accountId: string): Promise<boolean> => (await allowedAccount(deps, r, accountId)) !== null;
 
 /** Why the account may not be granted access, in the user's words; null when it may. */
 export async function accessRefusal(deps: Pick<DomainDeps, 'db'>, r: OAuthResource, accountId: string): Promise<string | null> {
-  const account = await findAccountForGrant(deps.db, accountId);
+  const { account, allowed } = await judge(deps, r, accountId);
   if (account === null) return 'Your account no longer exists.';
-  if (isAllowed({ ownerId: r.tunnel.ownerId, allowedEmails: r.tunnel.allowedEmails }, account)) return null;
+  if (allowed) return null;
   return account.emailVerified
     ? 'Your account is not allowed on this tunnel. Ask its owner to add your address.'
     : 'Verify your email address first: only verified addresses can be allowed on a tunnel.';

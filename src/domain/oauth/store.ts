@@ -101,14 +101,18 @@ export interface OAuthTunnelRow {
   customDomain: string | null;
   allowedEmails: string[];
   slug: string;
+  /** Owned by an organization (API.md section 18): its verified members are allowed too. */
+  ownerIsOrg: boolean;
 }
 
 export async function findOAuthTunnel(db: Db, where: { subdomain: string; slug: string } | { customDomain: string }): Promise<OAuthTunnelRow | null> {
   const row = await db.tunnel.findFirst({
     where: { access: 'oauth', ...('customDomain' in where ? { customDomain: where.customDomain } : { subdomain: where.subdomain, account: { slug: where.slug } }) },
-    select: { id: true, accountId: true, subdomain: true, customDomain: true, allowedEmails: true, account: { select: { slug: true } } },
+    select: { id: true, accountId: true, subdomain: true, customDomain: true, allowedEmails: true, account: { select: { slug: true, kind: true } } },
   });
-  return row && { id: row.id, ownerId: row.accountId, subdomain: row.subdomain, customDomain: row.customDomain, allowedEmails: row.allowedEmails, slug: row.account.slug };
+  return (
+    row && { id: row.id, ownerId: row.accountId, subdomain: row.subdomain, customDomain: row.customDomain, allowedEmails: row.allowedEmails, slug: row.account.slug, ownerIsOrg: row.account.kind === 'org' }
+  );
 }
 
 export function findAccountForGrant(db: Db, id: string): Promise<{ id: string; email: string; emailVerified: boolean } | null> {

@@ -42,12 +42,14 @@ export function parseAllowedEmails(raw: unknown): string[] {
 }
 
 /**
- * Whether the account may be granted access: the owner always may; anyone else only through an
- * entry that matches a proven address (API.md section 13a): an unverified address could be anyone's.
+ * Whether the account may be granted access: the owner always may; a member of the owning
+ * organization (`member`) and anyone matching an entry only with a proven address (API.md
+ * sections 13a and 18): an unverified address could be anyone's.
  */
-export function isAllowed(tunnel: { ownerId: string; allowedEmails: readonly string[] }, account: { id: string; email: string; emailVerified: boolean }): boolean {
+export function isAllowed(tunnel: { ownerId: string; allowedEmails: readonly string[] }, account: { id: string; email: string; emailVerified: boolean }, member = false): boolean {
   if (account.id === tunnel.ownerId) return true;
   if (!account.emailVerified) return false;
+  if (member) return true;
   const email = account.email.toLowerCase();
   const at = email.lastIndexOf('@');
   return tunnel.allowedEmails.includes(email) || (at > 0 && tunnel.allowedEmails.includes(email.slice(at)));

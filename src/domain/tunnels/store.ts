@@ -14,7 +14,8 @@ export interface OwnedTunnel {
   access: string;
   allowedEmails: string[];
   createdAt: Date;
-  account: { slug: string };
+  /** The owner: an account (`person`) or an organization (`org`). */
+  account: { slug: string; kind: string };
 }
 
 const TUNNEL = {
@@ -26,8 +27,14 @@ const TUNNEL = {
   access: true,
   allowedEmails: true,
   createdAt: true,
-  account: { select: { slug: true } },
+  account: { select: { slug: true, kind: true } },
 } as const;
+
+/** Any tunnel by id, with its owner (an account or an organization): the access decision's input (membership/access.ts). */
+export async function findTunnelWithOwner(db: DbHandle, id: string): Promise<(OwnedTunnel & { accountId: string; ownerKind: string }) | null> {
+  const row = await db.tunnel.findUnique({ where: { id }, select: { ...TUNNEL, accountId: true } });
+  return row && { ...row, ownerKind: row.account.kind };
+}
 
 export function findOwnedTunnel(db: DbHandle, accountId: string, id: string): Promise<OwnedTunnel | null> {
   return db.tunnel.findFirst({ where: { id, accountId }, select: TUNNEL });
@@ -56,6 +63,11 @@ export function updateTunnelRow(
   data: { discoverable?: boolean; subdomain?: string; customDomain?: string | null; access?: string; allowedEmails?: string[] },
 ): Promise<OwnedTunnel> {
   return tx.tunnel.update({ where: { id }, data, select: TUNNEL });
+}
+
+/** Moves the tunnel to another owner (its subdomain must be free there). */
+export function moveTunnelRow(tx: Tx, id: string, accountId: string): Promise<OwnedTunnel> {
+  return tx.tunnel.update({ where: { id }, data: { accountId }, select: TUNNEL });
 }
 
 /** Deletes the account's tunnel; false when it was gone already. */

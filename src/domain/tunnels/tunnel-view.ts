@@ -15,6 +15,8 @@ export interface TunnelView {
   access: TunnelAccess;
   allowedEmails: string[];
   createdAt: Date;
+  /** Who owns it (API.md section 18): an account or an organization, by slug. */
+  owner: { type: 'account' | 'org'; slug: string };
 }
 
 export function viewOf(t: OwnedTunnel, zone: string): TunnelView {
@@ -30,6 +32,7 @@ export function viewOf(t: OwnedTunnel, zone: string): TunnelView {
     access: t.access === 'oauth' ? 'oauth' : 'public',
     allowedEmails: t.allowedEmails,
     createdAt: t.createdAt,
+    owner: { type: t.account.kind === 'org' ? 'org' : 'account', slug: t.account.slug },
   };
 }
 
@@ -46,5 +49,6 @@ export function viewJson(v: TunnelView): Record<string, unknown> {
     access: v.access,
     allowed_emails: v.allowedEmails,
     created_at: v.createdAt.toISOString(),
+    owner: v.owner,
   };
 }

@@ -1,7 +1,9 @@
-// Tunnel management for the owner (API.md section 4): create, update (discoverable flag, custom
-// domain, subdomain), delete. Another account's tunnel is indistinguishable from a missing one. Every change
-// that can alter a card announces the card hosts it touches (before and after) on
-// `tunnel.changed`, after the commit, so the card cache drops them before the reply goes out.
+// Tunnel management (API.md section 4): create, update (discoverable flag, custom domain,
+// subdomain, access), delete, for the owner, and for an organization's tunnels its members by
+// role (section 18; who may is decided in membership/access.ts). Another account's tunnel is
+// indistinguishable from a missing one. Every change that can alter a card announces the card
+// hosts it touches (before and after) on `tunnel.changed`, after the commit, so the card cache
+// drops them before the reply goes out. An organization's tunnel changes are in its audit log.
 import type { Config } from '../../infra/config.js';
 import type { Db } from '../store.js';
 import type { DomainDeps } from '../context.js';
@@ -9,7 +11,6 @@ import { changeAccount } from '../activity/account-change.js';
 import { tunnelCreated, tunnelDeleted, tunnelUpdated } from './tunnel-events.js';
 import {
   deleteTunnelRow,
-  findOwnedTunnel,
   insertTunnel,
   releaseTunnelSlot,
   reserveTunnelSlot,
@@ -17,6 +18,9 @@ import {
   updateTunnelRow,
   type OwnedTunnel,
 } from './store.js';
+import { type Actor, type OrgScope } from '../membership/access.js';
+import { tunnelAccess } from './tunnel-access.js';
+import { recordAudit } from '../membership/audit.js';
 import { violates } from '../../infra/db/errors.js';
 import { conflict, invalidInput, noSuchTunnel, PROBLEMS } from '../errors.js';
 import type { DomainEvents } from '../events.js';
@@ -49,6 +53,10 @@ export interface TunnelUpdate {
 
 /** Tunnels per account: every list the API returns stays bounded. */
 export const MAX_TUNNELS = 100;
+/** Tunnels per organization. */
+export const MAX_ORG_TUNNELS = 1000;
+/** The cap of an owner. */
+export const tunnelCap = (ownerIsOrg: boolean): number => (ownerIsOrg ? MAX_ORG_TUNNELS : MAX_TUNNELS);
 
 
 function uniqueConflict(err: unknown): never {
@@ -57,22 +65,21 @@ function uniqueConflict(err: unknown): never {
   throw err;
 }
 
-async function findOwned(deps: TunnelsDeps, accountId: string, id: string): Promise<OwnedTunnel> {
-  const tunnel = await findOwnedTunnel(deps.db, accountId, id);
-  if (!tunnel) throw noSuchTunnel();
-  return tunnel;
-}
-
 async function announce(deps: TunnelsDeps, tunnelId: string, hosts: string[]): Promise<void> {
   await deps.events.emit('tunnel.changed', { tunnelId, hosts: [...new Set(hosts)] });
 }
 
-/** Returns the new tunnel's id. */
+/**
+ * Returns the new tunnel's id. `ownerId` is the caller's account, or an organization the caller
+ * may create tunnels in (`org`, from membership/access.ts), whose audit log records it.
+ */
 export async function createTunnel(
   deps: TunnelsDeps,
-  accountId: string,
+  ownerId: string,
   input: { subdomain: unknown; customDomain?: unknown; access?: unknown; allowedEmails?: unknown },
+  org: OrgScope | null = null,
 ): Promise<string> {
+  const accountId = ownerId;
   assertValidSubdomain(input.subdomain);
   const access = input.access === undefined || input.access === null ? 'public' : parseAccess(input.access);
   const allowedEmails = input.allowedEmails === undefined || input.allowedEmails === null ? [] : parseAllowedEmails(input.allowedEmails);
@@ -87,9 +94,11 @@ export async function createTunnel(
       if (customDomain) await claimName(tx, 'domain', customDomain, accountId, now);
       // The cap holds under concurrent requests: the conditional increment is re-checked on the
       // latest row version, so at most MAX_TUNNELS reservations ever succeed.
-      if (!(await reserveTunnelSlot(tx, accountId, MAX_TUNNELS))) throw conflict(PROBLEMS.tunnelLimit, `An account can have at most ${MAX_TUNNELS} tunnels; delete one first.`);
+      const cap = tunnelCap(org !== null);
+      if (!(await reserveTunnelSlot(tx, accountId, cap))) throw conflict(PROBLEMS.tunnelLimit, `${org ? 'An organization' : 'An account'} can have at most ${cap} tunnels; delete one first.`);
       const tunnel = await insertTunnel(tx, { accountId, subdomain, customDomain, access, allowedEmails });
       await tunnelCreated(change, tunnel, deps.config.zone, now);
+      if (org) await recordAudit(tx, org.org.id, org.actor, 'tunnel_created', { tunnel_id: tunnel.id, subdomain: tunnel.subdomain }, now);
       return tunnel;
     });
   } catch (err) {
@@ -100,11 +109,13 @@ export async function createTunnel(
   return created.id;
 }
 
-export async function updateTunnel(deps: TunnelsDeps, accountId: string, id: string, input: TunnelUpdate): Promise<void> {
+export async function updateTunnel(deps: TunnelsDeps, actor: Actor, id: string, input: TunnelUpdate): Promise<void> {
   if (input.discoverable === null) throw invalidInput(PROBLEMS.invalidTunnelSettings, 'discoverable', 'Discoverable is either on or off (true or false).');
   if (input.subdomain !== undefined) assertValidSubdomain(input.subdomain);
   if (input.access === null) throw accessRule();
-  const before = await findOwned(deps, accountId, id);
+  const changesAccess = input.access !== undefined || input.allowedEmails !== undefined;
+  const { tunnel: before, org } = await tunnelAccess(deps, actor, id, changesAccess ? 'tunnels.access' : 'tunnels.write');
+  const accountId = before.accountId;
   const data: { discoverable?: boolean; subdomain?: string; customDomain?: string | null; access?: TunnelAccess; allowedEmails?: string[] } = {};
   if (input.access !== undefined) data.access = parseAccess(input.access);
   if (input.allowedEmails !== undefined) data.allowedEmails = input.allowedEmails === null ? [] : parseAllowedEmails(input.allowedEmails);
@@ -114,7 +125,7 @@ export async function updateTunnel(deps: TunnelsDeps, accountId: string, id: str
     data.customDomain = input.customDomain === null ? null : normalizeCustomDomain(input.customDomain, deps.config);
   }
   if (Object.keys(data).length === 0) return;
-  let after: typeof before;
+  let after: OwnedTunnel;
   const now = deps.clock();
   try {
     after = await changeAccount(deps, accountId, async (tx, change) => {
@@ -128,6 +139,9 @@ export async function updateTunnel(deps: TunnelsDeps, accountId: string, id: str
         await releaseNames(tx, 'domain', [before.customDomain], accountId, now);
       }
       await tunnelUpdated(change, before, updated, deps.config.zone, now);
+      if (org && (before.access !== updated.access || before.allowedEmails.join() !== updated.allowedEmails.join())) {
+        await recordAudit(tx, org.org.id, actor, 'tunnel_access_changed', { tunnel_id: id, access: updated.access, allowed_emails: updated.allowedEmails }, now);
+      }
       return updated;
     });
   } catch (err) {
@@ -137,8 +151,9 @@ export async function updateTunnel(deps: TunnelsDeps, accountId: string, id: str
   await announce(deps, id, [...cardHostsOf(before, before.account.slug, zone), ...cardHostsOf(after, after.account.slug, zone)]);
 }
 
-export async function deleteTunnel(deps: TunnelsDeps, accountId: string, id: string): Promise<void> {
-  const tunnel = await findOwned(deps, accountId, id);
+export async function deleteTunnel(deps: TunnelsDeps, actor: Actor, id: string): Promise<void> {
+  const { tunnel, org } = await tunnelAccess(deps, actor, id, 'tunnels.write');
+  const accountId = tunnel.accountId;
   const now = deps.clock();
   await changeAccount(deps, accountId, async (tx, change) => {
     // The hold is written before the row goes, under the name's lock: no claim can slip between.
@@ -148,19 +163,18 @@ export async function deleteTunnel(deps: TunnelsDeps, accountId: string, id: str
     await deleteTunnelGrants(tx, tunnel.id, mcpUrlsOf(tunnel, tunnel.account.slug, deps.config.zone));
     await releaseTunnelSlot(tx, accountId);
     await tunnelDeleted(change, tunnel, deps.config.zone, now);
+    if (org) await recordAudit(tx, org.org.id, actor, 'tunnel_deleted', { tunnel_id: tunnel.id, subdomain: tunnel.subdomain }, now);
   });
   await announce(deps, id, cardHostsOf(tunnel, tunnel.account.slug, deps.config.zone));
 }
 
 
-/** The account's tunnels, oldest first. */
-export async function listTunnels(deps: Pick<TunnelsDeps, 'db' | 'config'>, accountId: string): Promise<TunnelView[]> {
-  return (await selectTunnels(deps.db, accountId)).map((t) => viewOf(t, deps.config.zone));
+/** The tunnels of an account or organization, oldest first. */
+export async function listTunnels(deps: Pick<TunnelsDeps, 'db' | 'config'>, ownerId: string): Promise<TunnelView[]> {
+  return (await selectTunnels(deps.db, ownerId)).map((t) => viewOf(t, deps.config.zone));
 }
 
-/** One of the account's tunnels; NOT_FOUND for an unknown one or another account's. */
-export async function getTunnel(deps: Pick<TunnelsDeps, 'db' | 'config'>, accountId: string, id: string): Promise<TunnelView> {
-  const t = await findOwnedTunnel(deps.db, accountId, id);
-  if (!t) throw noSuchTunnel();
-  return viewOf(t, deps.config.zone);
+/** A tunnel the actor may read; NOT_FOUND for an unknown one or one they may not see. */
+export async function getTunnel(deps: Pick<TunnelsDeps, 'db' | 'config'>, actor: Actor, id: string): Promise<TunnelView> {
+  return viewOf((await tunnelAccess(deps, actor, id, 'tunnels.read')).tunnel, deps.config.zone);
 }

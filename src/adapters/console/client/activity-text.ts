@@ -28,6 +28,8 @@ const EVENT_TEXT: Record<SecurityEventType, string> = {
   oauth_consent_granted: 'Application allowed',
   oauth_grant_revoked: 'Application access revoked',
   webhook_created: 'Webhook created',
+  org_joined: 'Joined an organization',
+  org_left: 'Left an organization',
   webhook_deleted: 'Webhook deleted',
 };
 

@@ -5,6 +5,15 @@ import { createTunnel, deleteTunnel, getTunnel, listTunnels, updateTunnel, type 
 import { builder } from '../builder.js';
 import { TOKEN_REACH } from '../field-policy.js';
 import { AccountRef } from './account.js';
+import { actorOf } from '../context.js';
+
+const TunnelOwnerRef = builder.objectRef<TunnelView['owner']>('TunnelOwner').implement({
+  tokenScopes: TOKEN_REACH.tunnelsRead,
+  fields: (t) => ({
+    type: t.exposeString('type', { description: '"account" or "org".' }),
+    slug: t.exposeString('slug'),
+  }),
+});
 
 export const TunnelRef = builder.objectRef<TunnelView>('Tunnel').implement({
   tokenScopes: TOKEN_REACH.tunnelsRead,
@@ -19,6 +28,7 @@ export const TunnelRef = builder.objectRef<TunnelView>('Tunnel').implement({
     access: t.exposeString('access', { description: '"public" (the default) or "oauth": /mcp then needs a bearer token from this server (OAuth for tunnels).' }),
     allowedEmails: t.exposeStringList('allowedEmails', { description: 'Who besides the owner may be granted access: addresses or @domain entries (lower-cased).' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    owner: t.field({ type: TunnelOwnerRef, description: 'The account or organization that owns it.', resolve: (v) => v.owner }),
   }),
 });
 
@@ -44,7 +54,7 @@ builder.queryField('tunnel', (t) =>
     authScopes: { signedIn: true },
     tokenScopes: TOKEN_REACH.tunnelsRead,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => getTunnel(ctx.deps, ctx.viewer!.accountId, String(args.id)),
+    resolve: (_root, args, ctx) => getTunnel(ctx.deps, actorOf(ctx), String(args.id)),
   }),
 );
 
@@ -56,7 +66,7 @@ builder.mutationFields((t) => ({
     args: { subdomain: t.arg.string({ required: true }), customDomain: t.arg.string(), access: t.arg.string(), allowedEmails: t.arg.stringList() },
     resolve: async (_root, args, ctx) => {
       const id = await createTunnel(ctx.deps, ctx.viewer!.accountId, args);
-      return getTunnel(ctx.deps, ctx.viewer!.accountId, id);
+      return getTunnel(ctx.deps, actorOf(ctx), id);
     },
   }),
   updateTunnel: t.field({
@@ -74,8 +84,8 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_root, args, ctx) => {
       const id = String(args.id);
-      await updateTunnel(ctx.deps, ctx.viewer!.accountId, id, args);
-      return getTunnel(ctx.deps, ctx.viewer!.accountId, id);
+      await updateTunnel(ctx.deps, actorOf(ctx), id, args);
+      return getTunnel(ctx.deps, actorOf(ctx), id);
     },
   }),
   deleteTunnel: t.boolean({
@@ -83,7 +93,7 @@ builder.mutationFields((t) => ({
     tokenScopes: TOKEN_REACH.tunnelsWrite,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      await deleteTunnel(ctx.deps, ctx.viewer!.accountId, String(args.id));
+      await deleteTunnel(ctx.deps, actorOf(ctx), String(args.id));
       return true;
     },
   }),

@@ -3,8 +3,8 @@ import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { route, signedIn, type RestRoute } from '../route.js';
 import { Tunnel, TunnelList } from '../schemas.js';
 
-const TunnelFields = graphql(`
-  fragment TunnelFields on Tunnel { id subdomain host url customDomain discoverable pinnedTools access allowedEmails createdAt }
+export const TunnelFields = graphql(`
+  fragment TunnelFields on Tunnel { id subdomain host url customDomain discoverable pinnedTools access allowedEmails createdAt owner { type slug } }
 `);
 
 export const tunnelJson = (t: ResultOf<typeof TunnelFields>) => ({
@@ -18,6 +18,7 @@ export const tunnelJson = (t: ResultOf<typeof TunnelFields>) => ({
   access: t.access,
   allowed_emails: t.allowedEmails,
   created_at: t.createdAt,
+  owner: { type: t.owner.type === 'org' ? ('org' as const) : ('account' as const), slug: t.owner.slug },
 });
 
 export const tunnelRoutes: RestRoute[] = [
