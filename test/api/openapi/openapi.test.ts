@@ -157,7 +157,7 @@ test('the contract check fails an undeclared status, an extra or missing field, 
   const { doc } = await documentOf();
   const contract = compileContract(doc);
   const reply = (status: number, json: unknown, type = 'application/json'): Reply => ({ status, headers: { 'content-type': type }, text: json === undefined ? '' : JSON.stringify(json), json });
-  const tunnel = { id: 't1', subdomain: 'a', host: 'a--b.example.net', url: 'https://a--b.example.net/mcp', custom_domain: null, discoverable: false, pinned_tools: [], access: 'public', allowed_emails: [], created_at: '2026-11-27T00:00:00.000Z' };
+  const tunnel = { id: 't1', subdomain: 'a', host: 'a--b.example.net', url: 'https://a--b.example.net/mcp', custom_domain: null, discoverable: false, pinned_tools: [], access: 'public', allowed_emails: [], created_at: '2026-11-27T00:00:00.000Z', owner: { type: 'account', slug: 'b' } };
   const check = (r: Reply, path = '/api/tunnels/t1', method = 'GET') => () => checkAgainstContract(contract, path, { method }, r);
   assert.doesNotThrow(check(reply(200, tunnel)));
   assert.throws(check(reply(200, { ...tunnel, secret: 'x' })), /does not match/);
