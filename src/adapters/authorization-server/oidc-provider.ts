@@ -3,7 +3,8 @@
 // codes, refresh rotation with reuse detection, dynamic registration, RFC 9068 access tokens,
 // RFC 9207 `iss`) is the library's; the glue here names this project's pieces: the storage
 // adapter, the signing keys, the resources (an `oauth` tunnel's /mcp URL), the console as the
-// interaction UI, and the cookie keys derived from ENCRYPTION_KEY so every instance agrees.
+// interaction UI, and the cookie keys derived from ENCRYPTION_KEY so every instance agrees
+// (interaction-resume.ts).
 import type { Configuration, Provider } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { DomainDeps } from '../../domain/context.js';
@@ -22,6 +23,7 @@ import { publicFetch } from '../../infra/net/public-fetch.js';
 import { escapeHtml } from '../../infra/html/escape.js';
 import { normalizeClientMetadata } from './client-metadata.js';
 import { OPERATOR_CLIENT_FLAG } from '../../domain/oauth/clients.js';
+import type { InteractionResume } from './interaction-resume.js';
 
 export type OAuthDeps = DomainDeps & {
   config: Pick<Config, 'baseUrl' | 'appUrl' | 'zone' | 'secureCookies' | 'trustProxy' | 'oauthAllowPrivateClientUrls' | 'oauthClientUrlsCaFile'>;
@@ -77,9 +79,6 @@ type AuthorizeRequest = IncomingMessage & { [AUTHORIZING_SESSION]?: string };
 /** The cache key binding a consent request to one console session. */
 export const bindingKey = (uid: string) => `oauth:req:${uid}`;
 
-/** Cookie names, fixed so the consent API can resume an interaction in process. */
-export const OAUTH_COOKIES = { interaction: 'oauth_interaction', resume: 'oauth_resume', session: 'oauth_session' } as const;
-
 /** API.md section 13: codes work once for 60 s; access tokens live an hour; a request 10 minutes. */
 export const TTL = {
   AuthorizationCode: 60,
@@ -90,9 +89,6 @@ export const TTL = {
   RefreshToken: 30 * 24 * 3600,
   Grant: 365 * 24 * 3600,
 } as const;
-
-/** The key the provider signs its cookies with (keygrip: HMAC-SHA1 of `name=value`). */
-export const cookieKeyOf = (deps: Pick<DomainDeps, 'cipher'>): string => deps.cipher.derive('oauth-cookies').toString('base64url');
 
 type OidcModule = typeof import('oidc-provider');
 let loaded: Promise<OidcModule> | null = null;
@@ -126,7 +122,8 @@ export function loadOidcProvider(logger: Pick<Logger, 'warn'>): Promise<OidcModu
   return loaded;
 }
 
-export function createOAuthProvider(oidc: OidcModule, deps: OAuthDeps, keys: KeySet): Provider {
+/** A provider for `keys`; its interactions are resumed by `resume` (the cookies are its). */
+export function createOAuthProvider(oidc: OidcModule, deps: OAuthDeps, keys: KeySet, resume: InteractionResume): Provider {
   const { Provider, errors } = oidc;
   const { config } = deps;
   const configuration: Configuration = {
@@ -210,12 +207,7 @@ export function createOAuthProvider(oidc: OidcModule, deps: OAuthDeps, keys: Key
       },
     },
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
-    cookies: {
-      keys: [cookieKeyOf(deps)],
-      names: OAUTH_COOKIES,
-      long: { signed: true, secure: config.secureCookies, sameSite: 'lax' },
-      short: { signed: true, secure: config.secureCookies, sameSite: 'lax' },
-    },
+    cookies: resume.cookies(config.secureCookies),
     ttl: { ...TTL },
     // An invalid client_id or redirect_uri never redirects (RFC 6749 4.1.2.1): a plain page says why.
     renderError: async (ctx, out) => {

@@ -2,13 +2,10 @@
 // keys (rebuilt when a rotation changes them), and the console's consent operations on its
 // interactions. A consent request is bound to the first console session that opens it, lives as
 // long as the provider's interaction (10 minutes) and is decided once. Approving settles the
-// interaction's login and consent in one result, then resumes the authorization in process (the
-// provider's resume endpoint, reached through light-my-request with the resume cookie the provider
-// itself would have set, signed with its cookie key), so the answer is the client's redirect URI
-// with `code`, `state` and `iss`, as API.md section 13 says.
+// interaction's login and consent in one result, then resumes the authorization in process
+// (interaction-resume.ts), so the answer is the client's redirect URI with `code`, `state` and
+// `iss`, as API.md section 13 says.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createHmac } from 'node:crypto';
-import inject from 'light-my-request';
 import type { Provider } from 'oidc-provider';
 import type { ClientInfo, Viewer } from '../../domain/context.js';
 import { forbidden, notFound, PROBLEMS, unavailable } from '../../domain/errors.js';
@@ -21,7 +18,8 @@ import { RefreshRotations } from './refresh-rotation.js';
 import { cachedIntrospection, type Introspection } from '../../domain/oauth/introspection-cache.js';
 import { createLocalJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { MCP_SCOPE } from '../../domain/cards/card.js';
-import { bindingKey, cookieKeyOf, createOAuthProvider, loadOidcProvider, OAUTH_COOKIES, TTL, withLibraryNotices, type OAuthDeps } from './oidc-provider.js';
+import { bindingKey, createOAuthProvider, loadOidcProvider, TTL, withLibraryNotices, type OAuthDeps } from './oidc-provider.js';
+import { InteractionResume } from './interaction-resume.js';
 
 /** What the consent page shows (GET /api/oauth/requests/<id>). */
 export interface ConsentRequest {
@@ -57,6 +55,7 @@ export class OAuthServer {
   private readonly timer: NodeJS.Timeout;
   /** Refresh tokens presented twice at once (section 13a). */
   readonly rotations: RefreshRotations;
+  private readonly resumer: InteractionResume;
 
   private constructor(
     private readonly deps: OAuthDeps,
@@ -68,6 +67,7 @@ export class OAuthServer {
       if (!this.running) throw unavailableHere();
       return this.running.signing;
     });
+    this.resumer = new InteractionResume(deps.config.baseUrl, InteractionResume.cookieSecretOf(deps));
   }
 
   /**
@@ -88,7 +88,7 @@ export class OAuthServer {
     const keys = await ensureSigningKeys(this.deps);
     const kids = keys.published.map((k) => k.kid).join();
     if (kids === this.running?.kids) return;
-    const provider = await withLibraryNotices(this.deps.logger, () => createOAuthProvider(this.oidc, this.deps, keys));
+    const provider = await withLibraryNotices(this.deps.logger, () => createOAuthProvider(this.oidc, this.deps, keys, this.resumer));
     this.running = { provider, kids, verifyKeys: createLocalJWKSet(jwksOf(keys)), signing: keys.signing };
   }
 
@@ -202,26 +202,14 @@ export class OAuthServer {
     return this.resume(uid, interaction.returnTo);
   }
 
-  /** Runs the provider's resume endpoint in process, as the browser that started would; its Location. */
+  /** Resumes the decided request in process, as the browser that started it would: the client's redirect. */
   private async resume(uid: string, returnTo: string): Promise<string> {
-    const name = OAUTH_COOKIES.resume;
-    const signature = createHmac('sha1', cookieKeyOf(this.deps)).update(`${name}=${uid}`).digest('base64url');
-    const base = new URL(this.deps.config.baseUrl);
-    const res = await inject(this.handler, {
-      method: 'GET',
-      url: new URL(returnTo).pathname,
-      headers: {
-        host: base.host,
-        cookie: `${name}=${uid}; ${name}.sig=${signature}`,
-        ...(base.protocol === 'https:' ? { 'x-forwarded-proto': 'https' } : {}),
-      },
-    });
+    const answer = await this.resumer.resume(this.handler, uid, returnTo);
     await this.deps.cache.del(bindingKey(uid));
-    const location = res.headers.location;
-    if ((res.statusCode !== 302 && res.statusCode !== 303) || typeof location !== 'string') {
-      this.deps.logger.error({ status: res.statusCode }, 'oauth resume did not redirect');
+    if (answer.location === null) {
+      this.deps.logger.error({ status: answer.status }, 'oauth resume did not redirect');
       throw notFound(PROBLEMS.authorizationNotFound, 'This sign-in request could not be completed. Start again from the application.');
     }
-    return location;
+    return answer.location;
   }
 }
