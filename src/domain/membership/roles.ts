@@ -8,7 +8,12 @@
 //   only: a token never manages people, tokens or webhooks);
 // - the organization's own token (a `tsk_` token whose account is the organization): its
 //   tunnels, within its scopes.
-import type { TokenScope } from '../tokens/scopes.js';
+// The folder imports no other area of the domain (tokens/ records in the audit log through it),
+// so the two tunnel scopes are spelt here as tokens/scopes.ts spells them.
+
+/** The service-token scopes that reach an organization (tokens/scopes.ts). */
+export const ORG_TOKEN_SCOPES = ['tunnels:read', 'tunnels:write'] as const;
+type OrgTokenScope = (typeof ORG_TOKEN_SCOPES)[number];
 
 export const ORG_ROLES = ['owner', 'admin', 'member'] as const;
 export type OrgRole = (typeof ORG_ROLES)[number];
@@ -51,11 +56,12 @@ const ROLE_ACTIONS: Record<OrgRole, ReadonlySet<OrgAction>> = {
 };
 
 /** The token scopes that reach each action (any one suffices); an action absent here no token reaches. */
-const TOKEN_ACTIONS: Partial<Record<OrgAction, readonly TokenScope[]>> = {
+const TOKEN_ACTIONS: Partial<Record<OrgAction, readonly OrgTokenScope[]>> = {
   'org.read': ['tunnels:read', 'tunnels:write'],
   'tunnels.read': ['tunnels:read', 'tunnels:write'],
   'tunnels.create': ['tunnels:write'],
   'tunnels.write': ['tunnels:write'],
+  'tunnels.access': ['tunnels:write'],
 };
 
 /** What is asking: a member (session or personal token) with a role, or the organization's own token. */

@@ -76,8 +76,8 @@ export const OrganizationRef = builder.objectRef<OrgView>('Organization').implem
           return resolveArrayConnection({ args, defaultSize: MAX_ORG_TUNNELS, maxSize: MAX_ORG_TUNNELS }, await listTunnels(ctx.deps, scope.org.id));
         },
       },
-      { name: 'OrganizationTunnelConnection' },
-      { name: 'OrganizationTunnelEdge' },
+      { name: 'OrganizationTunnelConnection', tokenScopes: TOKEN_REACH.tunnelsRead },
+      { name: 'OrganizationTunnelEdge', tokenScopes: TOKEN_REACH.tunnelsRead },
     ),
     audit: t.connection(
       {
