@@ -6,7 +6,7 @@
 //   - `scope` with values of scopes_supported (the MCP SDKs copy `mcp` from the resource
 //     metadata): accepted, and not kept as a restriction (scopes are per resource here).
 //   - `grant_types` with the device code grant (VS Code lists it): accepted and left out: the
-//     device grant is the tunnel CLI's, not a registered client's.
+//     device grant is the tunnel CLI's (the provider's one static client), not a registered client's.
 //   - a `token_endpoint_auth_method` other than `none` on a public client: registered as `none`.
 //     Only a client the operator registered (POST /internal/oauth/clients) keeps a secret.
 //   - no `application_type` and only loopback or private-use redirect URIs: a native client
@@ -14,7 +14,7 @@
 //     http on a loopback address; plain http elsewhere is refused (invalid_redirect_uri).
 import type { errors as OidcErrors, KoaContextWithOIDC } from 'oidc-provider';
 import { MCP_SCOPE } from '../../domain/cards/card.js';
-import { DEVICE_CODE_GRANT } from '../../domain/device-grant/device-grant.js';
+import { DEVICE_CLIENT_ID, DEVICE_CODE_GRANT } from '../../domain/device-grant/device-grant.js';
 import { TOKEN_SCOPES } from '../../domain/tokens/scopes.js';
 import { OPERATOR_CLIENT_FLAG, OPERATOR_CLIENT_PREFIX } from '../../domain/oauth/clients.js';
 
@@ -42,7 +42,7 @@ export function normalizeClientMetadata(errors: typeof OidcErrors, ctx: KoaConte
     if (scopes.every((s) => SUPPORTED_SCOPES.has(s))) delete metadata.scope;
   }
 
-  if (Array.isArray(metadata.grant_types)) metadata.grant_types = metadata.grant_types.filter((g) => g !== DEVICE_CODE_GRANT);
+  if (Array.isArray(metadata.grant_types) && clientId !== DEVICE_CLIENT_ID) metadata.grant_types = metadata.grant_types.filter((g) => g !== DEVICE_CODE_GRANT);
 
   const uris = Array.isArray(metadata.redirect_uris) ? metadata.redirect_uris.map(parsed) : [];
   if (uris.some((u) => u === null)) return; // the provider says which is not a URI

@@ -3,8 +3,8 @@
 // codes, refresh rotation with reuse detection, dynamic registration, RFC 9068 access tokens,
 // RFC 9207 `iss`) is the library's; the glue here names this project's pieces: the storage
 // adapter, the signing keys, the resources (an `oauth` tunnel's /mcp URL), the console as the
-// interaction UI, and the cookie keys derived from ENCRYPTION_KEY so every instance agrees
-// (interaction-resume.ts).
+// interaction UI, the cookie keys derived from ENCRYPTION_KEY so every instance agrees
+// (interaction-resume.ts), and the token endpoint's additions (token-endpoint.ts).
 import type { Configuration, Provider } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { DomainDeps } from '../../domain/context.js';
@@ -24,6 +24,8 @@ import { escapeHtml } from '../../infra/html/escape.js';
 import { normalizeClientMetadata } from './client-metadata.js';
 import { OPERATOR_CLIENT_FLAG } from '../../domain/oauth/clients.js';
 import type { InteractionResume } from './interaction-resume.js';
+import { RefreshRotations } from './refresh-rotation.js';
+import { completeTokenEndpoint, DEVICE_CLIENT, providerTakingTurns } from './token-endpoint.js';
 
 export type OAuthDeps = DomainDeps & {
   config: Pick<Config, 'baseUrl' | 'appUrl' | 'zone' | 'secureCookies' | 'trustProxy' | 'oauthAllowPrivateClientUrls' | 'oauthClientUrlsCaFile'>;
@@ -124,7 +126,8 @@ export function loadOidcProvider(logger: Pick<Logger, 'warn'>): Promise<OidcModu
 
 /** A provider for `keys`; its interactions are resumed by `resume` (the cookies are its). */
 export function createOAuthProvider(oidc: OidcModule, deps: OAuthDeps, keys: KeySet, resume: InteractionResume): Provider {
-  const { Provider, errors } = oidc;
+  const { errors } = oidc;
+  const Provider = providerTakingTurns(oidc.Provider, new RefreshRotations(deps, () => keys.signing), errors);
   const { config } = deps;
   const configuration: Configuration = {
     adapter: modelAdapter(deps.db, errors, deps.cipher, () => invalidateIntrospections(deps)),
@@ -178,6 +181,8 @@ export function createOAuthProvider(oidc: OidcModule, deps: OAuthDeps, keys: Key
     // Public clients register themselves (`none`); operator-registered confidential clients
     // (POST /internal/oauth/clients, section 13a) authenticate with their secret.
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
+    // The tunnel CLI, for the device grant (token-endpoint.ts).
+    clients: [DEVICE_CLIENT],
     // What MCP clients send at registration or in their metadata documents, made into what this
     // server registers (section 13a; RFC 7591 section 3.2.1 lets the server replace values).
     extraClientMetadata: {
@@ -226,8 +231,12 @@ export function createOAuthProvider(oidc: OidcModule, deps: OAuthDeps, keys: Key
     await next();
     if (ctx.status === 303 && (ctx.oidc?.route === 'authorization' || ctx.oidc?.route === 'resume')) ctx.status = 302;
   });
-  // Refusals are the clients' business; the log says what was refused, never a token.
-  provider.on('grant.error', (_ctx, err: Error & { error_detail?: string }) => deps.logger.info({ err: err.message, detail: err.error_detail }, 'oauth token request refused'));
+  completeTokenEndpoint(provider, deps, errors);
+  // Refusals are the clients' business; the log says what was refused, never a token. A device
+  // still waiting for its approval is no refusal worth a line (it polls every 5 s).
+  provider.on('grant.error', (_ctx, err: Error & { error_detail?: string }) => {
+    if (err.message !== 'authorization_pending' && err.message !== 'slow_down') deps.logger.info({ err: err.message, detail: err.error_detail }, 'oauth token request refused');
+  });
   provider.on('server_error', (_ctx, err: Error) => deps.logger.error({ err: err.message }, 'oauth server error'));
   // "Last used" of the console's lists: each token issuance of a grant. The write is awaited
   // before the token response leaves (the middleware below), so a list read right after the

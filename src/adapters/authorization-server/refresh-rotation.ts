@@ -5,7 +5,8 @@
 // first one's rotation is remembered for 60 seconds: the successor refresh token sealed with
 // ENCRYPTION_KEY, for the same public client. A second presentation within that time, by that
 // client, while the successor is still unused, answers a new access token and the same successor:
-// the chain never forks. Anything else goes to the provider, which treats it as reuse.
+// the chain never forks. Anything else goes to the provider, which treats it as reuse. This runs
+// inside the provider, around its refresh_token handler (token-endpoint.ts).
 //
 // If the cache cannot be reached, presentations go to the provider without taking turns: two at
 // once then revoke the grant (the storage adapter consumes a token once, atomically), which fails
@@ -17,11 +18,13 @@ import { hashToken } from '../../infra/crypto/tokens.js';
 import type { SigningKey } from '../../domain/oauth/signing-keys.js';
 import { findModel } from '../../domain/oauth/store.js';
 
-/** What the token endpoint answered (status, headers, body), as light-my-request gives it. */
-export interface TokenAnswer {
-  status: number;
-  headers: Record<string, string | string[] | number | undefined>;
-  body: Buffer;
+/** A successful token response's body, as the provider's handler leaves it. */
+export interface TokenBody {
+  access_token?: unknown;
+  refresh_token?: unknown;
+  expires_in?: unknown;
+  scope?: unknown;
+  [member: string]: unknown;
 }
 
 interface Rotation {
@@ -51,9 +54,11 @@ export class RefreshRotations {
 
   /**
    * Exchanges `refreshToken` for the public client `clientId` (null: the client authenticated,
-   * which gets no grace), through `forward` (the provider) unless a rotation of it is remembered.
+   * which gets no grace), through `forward` (the provider's handler: its answer, or it throws the
+   * refusal) unless a rotation of it is remembered. Null when the token stayed busy (another
+   * presentation held it for 5 s): the caller answers 503 with Retry-After.
    */
-  async exchange(refreshToken: string, clientId: string | null, forward: () => Promise<TokenAnswer>): Promise<TokenAnswer> {
+  async exchange(refreshToken: string, clientId: string | null, forward: () => Promise<TokenBody>): Promise<TokenBody | null> {
     const hash = hashToken(refreshToken);
     const lockKey = `oauth:rt:lock:${hash}`;
     const rotationKey = `oauth:rt:next:${hash}`;
@@ -65,7 +70,7 @@ export class RefreshRotations {
       this.deps.logger.warn({ err: (err as Error).message }, 'refresh without taking turns: the cache is unreachable');
       return forward();
     }
-    if (!locked) return busy();
+    if (!locked) return null;
     try {
       const remembered = await this.deps.cache.get(rotationKey);
       if (remembered !== null) {
@@ -75,7 +80,7 @@ export class RefreshRotations {
       const answer = await forward();
       // Remembering is for the racing presentation; failing to, it would be reuse (fails closed),
       // and this answer still goes out: its refresh token is the only live one.
-      if (answer.status === 200 && clientId !== null) await this.remember(rotationKey, clientId, answer).catch((err: unknown) => this.deps.logger.warn({ err: (err as Error).message }, 'refresh rotation not remembered'));
+      if (clientId !== null) await this.remember(rotationKey, clientId, answer).catch((err: unknown) => this.deps.logger.warn({ err: (err as Error).message }, 'refresh rotation not remembered'));
       return answer;
     } finally {
       await this.deps.cache.del(lockKey).catch(() => undefined);
@@ -91,8 +96,7 @@ export class RefreshRotations {
     }
   }
 
-  private async remember(key: string, clientId: string, answer: TokenAnswer): Promise<void> {
-    const body = JSON.parse(answer.body.toString('utf8')) as { access_token?: unknown; refresh_token?: unknown; expires_in?: unknown; scope?: unknown };
+  private async remember(key: string, clientId: string, body: TokenBody): Promise<void> {
     if (typeof body.refresh_token !== 'string' || typeof body.access_token !== 'string') return;
     const rotation: Rotation = {
       clientId,
@@ -105,7 +109,7 @@ export class RefreshRotations {
   }
 
   /** The remembered rotation's answer again, with a new access token; null when it does not apply. */
-  private async again(rotation: Rotation, clientId: string): Promise<TokenAnswer | null> {
+  private async again(rotation: Rotation, clientId: string): Promise<TokenBody | null> {
     if (rotation.clientId !== clientId) return null;
     const successor = this.deps.cipher.open(rotation.successor);
     // Used meanwhile (or revoked): the old token is plain reuse now.
@@ -119,12 +123,6 @@ export class RefreshRotations {
       .setIssuedAt()
       .setExpirationTime(`${rotation.expiresIn}s`)
       .sign(await importJWK(key.privateJwk, key.alg));
-    const body = { access_token: accessToken, expires_in: rotation.expiresIn, token_type: 'Bearer', refresh_token: successor, ...(rotation.scope ? { scope: rotation.scope } : {}) };
-    return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', pragma: 'no-cache' }, body: Buffer.from(JSON.stringify(body)) };
+    return { access_token: accessToken, expires_in: rotation.expiresIn, token_type: 'Bearer', refresh_token: successor, ...(rotation.scope ? { scope: rotation.scope } : {}) };
   }
-}
-
-function busy(): TokenAnswer {
-  const body = { error: 'temporarily_unavailable', error_description: 'This refresh token is being exchanged right now. Try again in a moment.' };
-  return { status: 503, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '1' }, body: Buffer.from(JSON.stringify(body)) };
 }

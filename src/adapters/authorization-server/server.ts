@@ -13,8 +13,7 @@ import { recordConsent } from '../../domain/oauth/consent.js';
 import { accessRefusal, allowedAccount, mayAccess, oauthResource } from '../../domain/oauth/resources.js';
 import { findGrant, setGrantTunnel } from '../../domain/oauth/store.js';
 import { requireRecentAuth } from '../../domain/sessions/recent-auth.js';
-import { ensureSigningKeys, jwksOf, type SigningKey } from '../../domain/oauth/signing-keys.js';
-import { RefreshRotations } from './refresh-rotation.js';
+import { ensureSigningKeys, jwksOf } from '../../domain/oauth/signing-keys.js';
 import { cachedIntrospection, type Introspection } from '../../domain/oauth/introspection-cache.js';
 import { createLocalJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { MCP_SCOPE } from '../../domain/cards/card.js';
@@ -44,7 +43,6 @@ interface Running {
   provider: Provider;
   kids: string;
   verifyKeys: JWTVerifyGetKey;
-  signing: SigningKey;
 }
 
 /** While the keys cannot be used (see start), every OAuth answer is this. */
@@ -53,8 +51,6 @@ const unavailableHere = () => unavailable(PROBLEMS.oauthUnavailable, 'OAuth sign
 export class OAuthServer {
   private running: Running | null = null;
   private readonly timer: NodeJS.Timeout;
-  /** Refresh tokens presented twice at once (section 13a). */
-  readonly rotations: RefreshRotations;
   private readonly resumer: InteractionResume;
 
   private constructor(
@@ -63,10 +59,6 @@ export class OAuthServer {
   ) {
     this.timer = setInterval(() => void this.refreshKeys().catch((err: unknown) => deps.logger.error({ err: (err as Error).message }, 'oauth signing keys unusable')), KEY_CHECK_MS);
     this.timer.unref();
-    this.rotations = new RefreshRotations(deps, () => {
-      if (!this.running) throw unavailableHere();
-      return this.running.signing;
-    });
     this.resumer = new InteractionResume(deps.config.baseUrl, InteractionResume.cookieSecretOf(deps));
   }
 
@@ -89,7 +81,7 @@ export class OAuthServer {
     const kids = keys.published.map((k) => k.kid).join();
     if (kids === this.running?.kids) return;
     const provider = await withLibraryNotices(this.deps.logger, () => createOAuthProvider(this.oidc, this.deps, keys, this.resumer));
-    this.running = { provider, kids, verifyKeys: createLocalJWKSet(jwksOf(keys)), signing: keys.signing };
+    this.running = { provider, kids, verifyKeys: createLocalJWKSet(jwksOf(keys)) };
   }
 
   private get provider(): Provider {

@@ -1,23 +1,20 @@
 // This server as an OAuth authorization server (API.md sections 12 and 13): the RFC 8414 metadata
-// document, the device authorization endpoint (RFC 8628), the token endpoint and revocation
+// document, the device authorization endpoint (RFC 8628), introspection for the edge, revocation
 // (RFC 7009), and the routes oidc-provider answers (ADR 14): authorize and its resume, dynamic
-// registration, the JWKS, and the token and revocation requests that are not this project's own
-// (the device-code grant and `tsk_` tokens are). The endpoints speak OAuth, not problem+json: form-encoded parameters in, JSON
-// `{error, error_description}` out (RFC 6749 section 5.2), `Cache-Control: no-store` on every
-// answer that carries a credential. They read no cookie, so a cross-site form gains nothing
-// (the session check still refuses a cookie-authenticated cross-site write before they run).
-// The decisions live in src/domain/device-grant/; this file parses and answers.
+// registration, the JWKS and the token endpoint (ADR 22: every grant, the device-code grant
+// included, through the provider; token-endpoint.ts), handed to it unread, and the revocation
+// requests that are not this project's own (`tsk_` tokens are). The endpoints speak OAuth, not
+// problem+json: form-encoded parameters in, JSON `{error, error_description}` out (RFC 6749
+// section 5.2), `Cache-Control: no-store` on every answer that carries a credential. They read no
+// cookie, so a cross-site form gains nothing (the session check still refuses a
+// cookie-authenticated cross-site write before they run). The decisions live in
+// src/domain/device-grant/ and src/domain/oauth/; this file parses and answers.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import inject from 'light-my-request';
 import type { OAuthServer } from '../../authorization-server/server.js';
 import { isServiceTokenLike } from '../../../domain/tokens/format.js';
 import type { DomainDeps } from '../../../domain/context.js';
-import {
-  DEVICE_CLIENT_ID,
-  DEVICE_CODE_GRANT,
-  exchangeDeviceCode,
-  startDeviceAuthorization,
-} from '../../../domain/device-grant/device-grant.js';
+import { DEVICE_CLIENT_ID, DEVICE_CODE_GRANT, startDeviceAuthorization } from '../../../domain/device-grant/device-grant.js';
 import { isOAuthError, oauthError, PROBLEMS, type OAuthAppError } from '../../../domain/errors.js';
 import { TOKEN_SCOPES } from '../../../domain/tokens/scopes.js';
 import { MCP_SCOPE } from '../../../domain/cards/card.js';
@@ -25,11 +22,12 @@ import { revokeServiceTokenByValue } from '../../../domain/tokens/service-tokens
 import type { Config } from '../../../infra/config.js';
 import { clientInfo } from '../session-auth.js';
 import { hasBearer } from '../bearer.js';
+import { bodyTooLarge } from '../../errors.js';
 import { countAuthorization, countRegistration } from '../../../domain/oauth/registration.js';
 import type { IncomingMessage } from 'node:http';
+import type { ClientInfo } from '../../../domain/context.js';
 import { AUTHORIZING_SESSION } from '../../authorization-server/oidc-provider.js';
-import { OPERATOR_CLIENT_PREFIX } from '../../../domain/oauth/clients.js';
-import type { TokenAnswer } from '../../authorization-server/refresh-rotation.js';
+import { REQUEST_CLIENT } from '../../authorization-server/token-endpoint.js';
 
 export interface OAuthServerDeps extends DomainDeps {
   config: Pick<Config, 'baseUrl' | 'appUrl' | 'internalApiToken'>;
@@ -49,11 +47,6 @@ class FormBody {
   ) {}
 }
 
-/** Any other body, kept as sent for oidc-provider (dynamic registration is JSON). */
-class RawBody {
-  constructor(readonly text: string) {}
-}
-
 function parseForm(text: string): FormBody {
   const params = new Map<string, string>();
   for (const [name, value] of new URLSearchParams(text)) {
@@ -68,50 +61,34 @@ function parseForm(text: string): FormBody {
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'date']);
 
 /**
- * An operator-registered confidential client may send its secret in the form (client_secret_post)
- * or as Basic (section 13a); the provider holds one registered method, Basic, so a form secret
- * travels to it as Basic (RFC 6749 section 2.3.1: each part form-encoded).
+ * Replays a revocation whose form was read here (to tell `tsk_` tokens apart) through the
+ * provider, and answers what it answered. The provider reads a request's body itself, so the
+ * form goes to it again, as sent.
  */
-function asBasic(form: FormBody): { body: string; authorization: string } | null {
-  const id = form.params.get('client_id');
-  const secret = form.params.get('client_secret');
-  if (id === undefined || secret === undefined || !id.startsWith(OPERATOR_CLIENT_PREFIX)) return null;
-  const rest = new URLSearchParams([...form.params].filter(([name]) => name !== 'client_secret' && name !== 'client_id'));
-  const part = (v: string) => encodeURIComponent(v).replace(/%20/g, '+');
-  return { body: rest.toString(), authorization: `Basic ${Buffer.from(`${part(id)}:${part(secret)}`).toString('base64')}` };
-}
-
-/** Runs a request whose body was read here through the provider: its answer. */
-async function providerAnswer(oauth: OAuthServer, req: FastifyRequest, text: string | undefined): Promise<TokenAnswer> {
+async function replayRevocation(oauth: OAuthServer, req: FastifyRequest, reply: FastifyReply, form: FormBody): Promise<FastifyReply> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (typeof value === 'string' && name !== 'content-length' && name !== 'transfer-encoding') headers[name] = value;
   }
-  let body = text;
-  const basic = req.body instanceof FormBody && headers.authorization === undefined ? asBasic(req.body) : null;
-  if (basic) {
-    body = basic.body;
-    headers.authorization = basic.authorization;
-  }
-  const res = await inject(oauth.handler, { method: req.method as 'POST', url: req.raw.url ?? '/', headers, ...(body === undefined ? {} : { payload: body }), remoteAddress: req.ip });
-  return { status: res.statusCode, headers: res.headers, body: res.rawPayload };
-}
-
-function sendAnswer(reply: FastifyReply, answer: TokenAnswer): FastifyReply {
-  reply.status(answer.status);
-  for (const [name, value] of Object.entries(answer.headers)) {
+  const res = await inject(oauth.handler, { method: 'POST', url: req.raw.url ?? '/', headers, payload: form.text, remoteAddress: req.ip });
+  reply.status(res.statusCode);
+  for (const [name, value] of Object.entries(res.headers)) {
     if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value);
   }
-  return reply.send(answer.body);
+  return reply.send(res.rawPayload);
 }
 
-/** Hands a request whose body was read here to the provider, and its answer back. */
-const forward = async (oauth: OAuthServer, req: FastifyRequest, reply: FastifyReply, body: string | undefined): Promise<FastifyReply> =>
-  sendAnswer(reply, await providerAnswer(oauth, req, body));
-
-/** Hands the request, unread, to the provider (GET routes: authorize, its resume, the JWKS). */
+/**
+ * Hands the request, unread, to the provider (authorize, its resume, the JWKS, registration and
+ * the token endpoint), with the headers set so far (CORS) and the caller as this server reads it
+ * (its address behind the trusted proxies, its user agent).
+ */
 function handOver(oauth: OAuthServer, req: FastifyRequest, reply: FastifyReply): void {
   reply.hijack();
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value !== undefined) reply.raw.setHeader(name, value);
+  }
+  (req.raw as IncomingMessage & { [REQUEST_CLIENT]?: ClientInfo })[REQUEST_CLIENT] = clientInfo(req);
   void oauth.handler(req.raw, reply.raw);
 }
 
@@ -205,12 +182,31 @@ export function registerOAuthServerRoutes(app: FastifyInstance, deps: OAuthServe
       .send(metadata),
   );
 
+  // The provider's POST routes: the body stays unread, for the provider to read (ADR 22).
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_req, _payload, done) => done(null));
+    // A body declared over the forms' limit is refused (413) before the provider reads any of it
+    // (the provider's own limit bounds one sent in chunks).
+    scope.addHook('preHandler', async (req) => {
+      if (Number(req.headers['content-length'] ?? 0) > FORM_LIMIT) throw bodyTooLarge();
+    });
+    scope.setErrorHandler((err, _req, reply) => {
+      if (isOAuthError(err)) return sendOAuthError(reply, err);
+      throw err;
+    });
+    scope.post('/oauth/register', async (req, reply) => {
+      await countRegistration(deps, clientInfo(req));
+      handOver(oauth, req, reply);
+    });
+    scope.post('/oauth/token', async (req, reply) => handOver(oauth, req, reply));
+  });
+
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(FORM_TYPE, { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_req, body, done) => done(null, parseForm(String(body))));
-    // Anything else (JSON included) is kept as text: registration reads JSON; the endpoints of
-    // this file answer it invalid_request.
-    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_req, body, done) => done(null, new RawBody(String(body))));
+    // Anything else (JSON included) is refused: these endpoints answer it invalid_request.
+    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_req, _body, done) => done(null, null));
     scope.setErrorHandler((err, _req, reply) => {
       if (isOAuthError(err)) return sendOAuthError(reply, err);
       throw err;
@@ -230,32 +226,6 @@ export function registerOAuthServerRoutes(app: FastifyInstance, deps: OAuthServe
       });
     });
 
-    scope.post('/oauth/register', async (req, reply) => {
-      await countRegistration(deps, clientInfo(req));
-      return forward(oauth, req, reply, req.body instanceof RawBody || req.body instanceof FormBody ? req.body.text : undefined);
-    });
-
-    scope.post('/oauth/token', async (req, reply) => {
-      const params = paramsOf(req);
-      const grant = params.get('grant_type');
-      if (grant === undefined) throw oauthError(PROBLEMS.oauthInvalidRequest, 'grant_type is required.');
-      const text = (req.body as FormBody).text;
-      // The authorization-code and refresh grants are the provider's (section 13); presentations
-      // of one refresh token take turns (refresh-rotation.ts).
-      if (grant === 'authorization_code') return forward(oauth, req, reply, text);
-      if (grant === 'refresh_token') {
-        const refreshToken = params.get('refresh_token');
-        if (refreshToken === undefined || refreshToken === '') return forward(oauth, req, reply, text);
-        const publicClient = req.headers.authorization === undefined && !params.has('client_secret') ? (params.get('client_id') ?? null) : null;
-        return sendAnswer(reply, await oauth.rotations.exchange(refreshToken, publicClient, () => providerAnswer(oauth, req, text)));
-      }
-      if (grant !== DEVICE_CODE_GRANT) throw oauthError(PROBLEMS.oauthUnsupportedGrantType, `Supported: authorization_code, refresh_token, ${DEVICE_CODE_GRANT}.`);
-      const issued = await exchangeDeviceCode(deps, { deviceCode: params.get('device_code'), clientId: params.get('client_id') }, clientInfo(req));
-      return reply
-        .headers({ 'cache-control': 'no-store', pragma: 'no-cache' })
-        .send({ access_token: issued.accessToken, token_type: 'Bearer', scope: issued.scope });
-    });
-
     // RFC 7662 for the edge, authenticated with INTERNAL_API_TOKEN (ADR 14: JWT access tokens are
     // introspected here, not by the provider).
     scope.post('/oauth/introspect', async (req, reply) => {
@@ -269,12 +239,13 @@ export function registerOAuthServerRoutes(app: FastifyInstance, deps: OAuthServe
     });
 
     scope.post('/oauth/revoke', async (req, reply) => {
-      const token = paramsOf(req).get('token');
+      const params = paramsOf(req);
+      const token = params.get('token');
       if (token === undefined || token === '') throw oauthError(PROBLEMS.oauthInvalidRequest, 'token is required.');
       // Refresh tokens are the provider's; service tokens (and anything unknown) are answered here.
-      const clientId = paramsOf(req).get('client_id');
+      const clientId = params.get('client_id');
       const client = clientId ?? (req.headers.authorization === undefined ? undefined : 'authenticated');
-      if (!isServiceTokenLike(token) && client !== undefined && client !== DEVICE_CLIENT_ID) return forward(oauth, req, reply, (req.body as FormBody).text);
+      if (!isServiceTokenLike(token) && client !== undefined && client !== DEVICE_CLIENT_ID) return replayRevocation(oauth, req, reply, req.body as FormBody);
       // RFC 7009 section 2.2: 200 whether or not the token was valid.
       await revokeServiceTokenByValue(deps, token, clientInfo(req));
       return reply.headers({ 'cache-control': 'no-store' }).status(200).send();
