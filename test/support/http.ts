@@ -1,6 +1,6 @@
 // A small HTTP client over node:http: unlike fetch it lets tests set the Host header, which host
 // routing depends on, and it never follows redirects.
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 
 export interface Reply {
   status: number;
@@ -19,6 +19,14 @@ export interface RequestOptions {
   cookie?: string;
 }
 
+/**
+ * Keep-alive, but an idle socket is dropped after 1 s: well before a server closes it (node's
+ * keepAliveTimeout, 5 s), so a request never goes out on a socket the server is closing at that
+ * moment (node's global agent keeps idle sockets 5 s too: the two raced into "socket hang up"
+ * after a pause of about 5 s, as during a cache failover).
+ */
+const agent = new Agent({ keepAlive: true, timeout: 1000, scheduling: 'lifo' });
+
 export function request(baseUrl: string, path: string, opts: RequestOptions = {}): Promise<Reply> {
   const url = new URL(path, baseUrl);
   const headers: Record<string, string> = { ...opts.headers };
@@ -35,7 +43,7 @@ export function request(baseUrl: string, path: string, opts: RequestOptions = {}
   if (opts.cookie) headers.cookie = opts.cookie;
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { hostname: url.hostname, port: url.port, path: url.pathname + url.search, method: opts.method ?? 'GET', headers },
+      { hostname: url.hostname, port: url.port, path: url.pathname + url.search, method: opts.method ?? 'GET', headers, agent },
       (res) => readReply(res).then(resolve, reject),
     );
     req.on('error', reject);
