@@ -4,7 +4,8 @@
 // a grant it does not know; a form over 16 KiB is 413. The device grant stays the tunnel CLI's
 // (section 12: any other client is 400 invalid_client) and the CLI's id opens nothing else. A
 // refresh token another presentation holds answers 503 temporarily_unavailable with Retry-After
-// once its turn does not come. This server runs without TRUST_PROXY: the device's token is
+// once its turn does not come. The provider's answers keep the CORS headers set before them
+// (the JWKS's too). This server runs without TRUST_PROXY: the device's token is
 // recorded with the address the server saw, not one a forwarded header claims.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -83,6 +84,17 @@ test('the device\'s token is recorded with the address the server saw, not a for
   assert.ok(created, events.map((e) => e.type).join());
   assert.equal(created.ip, '127.0.0.x');
   assert.equal(created.user_agent, 'tunnel-cli/9.9');
+});
+
+test('what the provider answers keeps the headers set before it (CORS): the token endpoint and the JWKS answer any origin', async () => {
+  const origin = { origin: 'https://inspector.example' };
+  const jwks = await s.request('/oauth/jwks', { headers: origin });
+  assert.equal(jwks.status, 200, jwks.text);
+  assert.equal(jwks.headers['access-control-allow-origin'], '*');
+  const token = await s.request('/oauth/token', { method: 'POST', headers: { ...origin, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token' });
+  assert.equal(token.status, 400, token.text);
+  assert.equal(token.headers['access-control-allow-origin'], '*');
+  assert.equal(token.headers['access-control-allow-credentials'], undefined);
 });
 
 test('a refresh token another presentation holds past 5 s: 503 temporarily_unavailable with Retry-After; once free, it rotates', async () => {

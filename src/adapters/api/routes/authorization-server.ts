@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import inject from 'light-my-request';
 import type { OAuthServer } from '../../authorization-server/server.js';
 import { isServiceTokenLike } from '../../../domain/tokens/format.js';
-import type { DomainDeps } from '../../../domain/context.js';
+import type { ClientInfo, DomainDeps } from '../../../domain/context.js';
 import { DEVICE_CLIENT_ID, DEVICE_CODE_GRANT, startDeviceAuthorization } from '../../../domain/device-grant/device-grant.js';
 import { isOAuthError, oauthError, PROBLEMS, type OAuthAppError } from '../../../domain/errors.js';
 import { TOKEN_SCOPES } from '../../../domain/tokens/scopes.js';
@@ -25,7 +25,6 @@ import { hasBearer } from '../bearer.js';
 import { bodyTooLarge } from '../../errors.js';
 import { countAuthorization, countRegistration } from '../../../domain/oauth/registration.js';
 import type { IncomingMessage } from 'node:http';
-import type { ClientInfo } from '../../../domain/context.js';
 import { AUTHORIZING_SESSION } from '../../authorization-server/oidc-provider.js';
 import { REQUEST_CLIENT } from '../../authorization-server/token-endpoint.js';
 
