@@ -15,8 +15,6 @@ export const AUDIT_TYPES = [
 ] as const;
 export type AuditType = (typeof AUDIT_TYPES)[number];
 
-/** Kept a year. */
-export const AUDIT_RETENTION_MS = 365 * 24 * 3600_000;
 export const AUDIT_PAGE_MAX = 100;
 const AUDIT_PAGE_DEFAULT = 50;
 

@@ -90,6 +90,12 @@ export async function selectMembers(db: DbHandle, orgId: string, max: number): P
   return rows.map((r) => ({ accountId: r.accountId, email: r.account.email, slug: r.account.slug, role: r.role as OrgRole, joinedAt: r.joinedAt }));
 }
 
+/** The addresses of the members holding one of `roles` (an organization's notices go to them). */
+export async function selectMemberAddresses(db: DbHandle, orgId: string, roles: readonly OrgRole[]): Promise<{ accountId: string; email: string }[]> {
+  const rows = await db.orgMember.findMany({ where: { orgId, role: { in: [...roles] } }, orderBy: { joinedAt: 'asc' }, select: { accountId: true, account: { select: { email: true } } } });
+  return rows.map((r) => ({ accountId: r.accountId, email: r.account.email }));
+}
+
 export function countMembers(db: DbHandle, orgId: string): Promise<number> {
   return db.orgMember.count({ where: { orgId } });
 }
@@ -181,8 +187,4 @@ export async function selectAudit(db: DbHandle, orgId: string, limit: number, be
 
 export async function auditSeqOf(db: DbHandle, orgId: string, id: string): Promise<bigint | null> {
   return (await db.orgAuditEvent.findFirst({ where: { orgId, id }, select: { seq: true } }))?.seq ?? null;
-}
-
-export async function purgeAudit(db: DbHandle, before: Date): Promise<number> {
-  return (await db.orgAuditEvent.deleteMany({ where: { at: { lt: before } } })).count;
 }

@@ -7,7 +7,8 @@
 // requests an hour past their expiry (a late poll still hears expired_token). Deleted once
 // expired: sessions, email tokens (a used one is kept until its link expires, so a replayed
 // verification link still answers as it did), second-step challenges (a used one at once),
-// pending SSO links, the authorization server's models, never-confirmed status subscriptions.
+// pending SSO links, the authorization server's models, never-confirmed status subscriptions,
+// organization invitations. An organization's audit log is kept a year (section 18).
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Sql } from '../store.js';
@@ -17,6 +18,8 @@ const DAY_MS = 24 * 3600 * 1000;
 export const ACTIVITY_RETENTION_MS = 90 * DAY_MS;
 /** How long webhook events and their delivery log are kept (API.md section 15). */
 export const WEBHOOK_EVENT_RETENTION_MS = 30 * DAY_MS;
+/** How long an organization's audit log is kept (API.md section 18). */
+export const AUDIT_RETENTION_MS = 365 * DAY_MS;
 /** How long an expired device request is kept, so a late poll hears expired_token, not invalid_grant. */
 export const DEVICE_ROW_GRACE_MS = 3600 * 1000;
 export const RETENTION_INTERVAL_MS = 3600 * 1000;
@@ -45,6 +48,8 @@ export interface Counts {
   oauthModels: number;
   webhookEvents: number;
   statusSubscribers: number;
+  auditEvents: number;
+  invitations: number;
 }
 
 interface Kind extends Sweep {
@@ -69,6 +74,8 @@ export const SWEEPS: readonly Kind[] = [
   // With their deliveries and attempts (foreign keys cascade, each through its own index).
   { name: 'webhookEvents', counts: 'webhookEvents', table: 'webhook_events', where: 'created_at < $1', cutoff: at(WEBHOOK_EVENT_RETENTION_MS) },
   { name: 'statusSubscribers', counts: 'statusSubscribers', table: 'status_subscribers', where: 'confirmed_at IS NULL AND confirm_expires_at < $1', cutoff: at(0) },
+  { name: 'auditEvents', counts: 'auditEvents', table: 'org_audit_events', where: 'at < $1', cutoff: at(AUDIT_RETENTION_MS) },
+  { name: 'invitations', counts: 'invitations', table: 'org_invitations', where: 'expires_at < $1', cutoff: at(0) },
 ];
 
 export interface Purged extends Counts {
@@ -88,7 +95,7 @@ export async function purgeExpired(deps: { sql: Sql; clock: () => Date }, opts: 
   const started = performance.now();
   let renewed = started;
   const purged: Purged = {
-    events: 0, sessions: 0, emailTokens: 0, challenges: 0, pendingLinks: 0, devices: 0, oauthModels: 0, webhookEvents: 0, statusSubscribers: 0,
+    events: 0, sessions: 0, emailTokens: 0, challenges: 0, pendingLinks: 0, devices: 0, oauthModels: 0, webhookEvents: 0, statusSubscribers: 0, auditEvents: 0, invitations: 0,
     more: false,
   };
   const now = deps.clock().getTime();

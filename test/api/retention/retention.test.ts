@@ -39,6 +39,25 @@ test('expired sessions, email tokens, challenges and pending links go; live ones
   assert.equal((await s.request('/api/account', { bearer: live.token })).status, 200);
 });
 
+test("an organization's audit events go after a year, its invitations once expired; younger ones stay", async () => {
+  const owner = await signedIn(s, { verified: true });
+  const slug = `ret-${tag()}`;
+  const org = await s.request('/api/orgs', { method: 'POST', bearer: owner.token, body: { slug, name: 'Retention' } });
+  assert.equal(org.status, 201, org.text);
+  const orgId = org.json.id as string;
+  const now = new Date();
+  const yearAgo = new Date(now.getTime() - 365 * 24 * 3600_000 - MINUTE);
+  const audit = (at: Date) => ({ orgId, type: 'tunnel_created', at, ip: '10.0.0.x' });
+  await s.deps.db.orgAuditEvent.createMany({ data: [audit(yearAgo), audit(yearAgo), audit(new Date(now.getTime() - 364 * 24 * 3600_000))] });
+  const invitation = (expiresAt: Date) => ({ orgId, email: 'x@example.com', emailNormalized: 'x@example.com', role: 'member', tokenHash: tag(), expiresAt });
+  await s.deps.db.orgInvitation.createMany({ data: [invitation(new Date(now.getTime() - MINUTE)), invitation(new Date(now.getTime() + MINUTE))] });
+  const purged = await purgeExpired({ sql: s.deps.sql, clock: () => now }, { batch: 1 });
+  assert.ok(purged && purged.auditEvents >= 2 && purged.invitations >= 1, JSON.stringify(purged));
+  // org_created (now) and the 364-day-old one stay.
+  assert.equal(await s.deps.db.orgAuditEvent.count({ where: { orgId } }), 2);
+  assert.equal(await s.deps.db.orgInvitation.count({ where: { orgId } }), 1);
+});
+
 test('a run stops at its time budget and says more is left; the next run finishes', async () => {
   const a = await signup(s);
   const past = new Date(Date.now() - MINUTE);
