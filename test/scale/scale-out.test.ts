@@ -135,6 +135,30 @@ test('status single flight: a cold burst through the load balancer probes each u
   assert.equal(api.hits, 1);
 });
 
+test("an organization member removed through one instance loses access on every instance at once", opts, async () => {
+  const [owner, member] = [await signedIn(lb()), await signedIn(lb())];
+  await lb().deps.db.account.updateMany({ where: { id: { in: [owner.id, member.id] } }, data: { emailVerified: true } });
+  const slug = `scale-${Date.now().toString(36)}`;
+  const org = await lb().request('/api/orgs', { method: 'POST', bearer: owner.token, body: { slug, name: 'Scale Team' } });
+  assert.equal(org.status, 201, org.text);
+  await lb().deps.db.orgMember.create({ data: { orgId: org.json.id, accountId: member.id, role: 'member' } });
+  const tunnel = await lb().request(`/api/orgs/${slug}/tunnels`, { method: 'POST', bearer: owner.token, body: { subdomain: 'team' } });
+  assert.equal(tunnel.status, 201, tunnel.text);
+  const personal = await lb().request('/api/tokens', { method: 'POST', bearer: member.token, body: { name: 'ci', scopes: ['tunnels:write'] } });
+  assert.equal(personal.status, 201, personal.text);
+  // Cached everywhere: the session, the token, and what they reach.
+  for (const s of each()) {
+    assert.equal((await s.request(`/api/orgs/${slug}`, { bearer: member.token })).status, 200);
+    assert.equal((await s.request(`/api/tunnels/${tunnel.json.id}`, { bearer: personal.json.token })).status, 200);
+  }
+  assert.equal((await each()[0]!.request(`/api/orgs/${slug}/members/${member.id}`, { method: 'DELETE', bearer: owner.token })).status, 204);
+  for (const s of each()) {
+    assertProblem(await s.request(`/api/orgs/${slug}`, { bearer: member.token }), 404, 'NOT_FOUND');
+    assertProblem(await s.request(`/api/tunnels/${tunnel.json.id}`, { bearer: personal.json.token }), 404, 'NOT_FOUND');
+    assert.equal((await s.request('/api/account', { bearer: member.token })).status, 200, 'still signed in, only the organization is gone');
+  }
+});
+
 test('a cluster master crashes: answers stay right, the cache is back within seconds, no revocation is lost', opts, async () => {
   const w = world();
   const account = await signup(lb());
