@@ -15,5 +15,6 @@ import './types/device.js';
 import './types/oauth.js';
 import './types/webhooks.js';
 import './types/organization.js';
+import './types/org-invitations.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -213,6 +213,8 @@ export const Organization = z.strictObject({
 export const OrganizationList = z.strictObject({ orgs: z.array(Organization) });
 export const OrgMember = z.strictObject({ account_id: z.string(), email: z.string(), slug: z.string(), role: OrgRole, joined_at: time });
 export const OrgMemberList = z.strictObject({ members: z.array(OrgMember) });
+export const OrgInvitation = z.strictObject({ id: z.string(), email: z.string(), role: OrgRole, expires_at: time });
+export const OrgInvitationList = z.strictObject({ invitations: z.array(OrgInvitation) });
 export const AuditPage = z.strictObject({
   events: z.array(
     z.strictObject({

@@ -12,5 +12,6 @@ import { tokenRoutes } from './routes/tokens.js';
 import { tunnelRoutes } from './routes/tunnels.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { orgRoutes } from './routes/orgs.js';
+import { orgInvitationRoutes } from './routes/org-invitations.js';
 
-export const restRoutes: RestRoute[] = [...accountRoutes, ...activityRoutes, ...deviceRoutes, ...mfaRoutes, ...oauthRoutes, ...passkeyRoutes, ...sessionRoutes, ...ssoRoutes, ...tokenRoutes, ...tunnelRoutes, ...webhookRoutes, ...orgRoutes];
+export const restRoutes: RestRoute[] = [...accountRoutes, ...activityRoutes, ...deviceRoutes, ...mfaRoutes, ...oauthRoutes, ...passkeyRoutes, ...sessionRoutes, ...ssoRoutes, ...tokenRoutes, ...tunnelRoutes, ...webhookRoutes, ...orgRoutes, ...orgInvitationRoutes];

@@ -17,7 +17,8 @@ export type EmailKind = 'verify-email' | 'welcome' | 'login-alert' | 'confirm-em
   | 'token-created'
   | 'webhook-disabled'
   | 'status-subscribe-confirm'
-  | 'status-incident';
+  | 'status-incident'
+  | 'org-invitation';
 
 export interface MailContext {
   serviceName: string;
@@ -86,6 +87,20 @@ export function resetPassword(ctx: MailContext, token: string): RenderedEmail {
       'Resetting signs out every session. If you did not ask for this, ignore this email.',
     ],
     { url: emailLink(ctx, '/reset-password', token), label: 'Reset password' },
+  );
+}
+
+/** API.md section 18: an invitation to join an organization, to the invited address. */
+export function orgInvitation(ctx: MailContext, token: string, info: { orgName: string; orgSlug: string; role: string; invitedBy: string; expiresAt: Date }): RenderedEmail {
+  return render(
+    'org-invitation',
+    `${info.invitedBy} invited you to ${info.orgName} on ${ctx.serviceName}`,
+    [
+      `${info.invitedBy} invited this address to join the organization ${info.orgName} (${info.orgSlug}) on ${ctx.serviceName} as ${info.role === 'admin' ? 'an admin' : `a ${info.role}`}.`,
+      `Open the link signed in to the ${ctx.serviceName} account whose verified address is this one (or create it), then accept or decline. The link works once and expires on ${info.expiresAt.toISOString()} (in 7 days).`,
+      'If you do not know this organization, ignore this email: nothing happens unless you accept.',
+    ],
+    { url: emailLink(ctx, '/invitations/accept', token), label: 'See the invitation' },
   );
 }
 

@@ -54,6 +54,8 @@ export const LIMITS = {
   statusSubscribePerAddress: { name: 'status-subscribe-address', max: 3, windowMs: 24 * HOUR },
   /** The mfa-failed notice: at most one per account per hour. */
   mfaFailedNotice: { name: 'mfa-failed-notice', max: 1, windowMs: HOUR },
+  /** Invitations sent per organization (API.md section 18): each sends an email to an address the organization chose. */
+  orgInvitations: { name: 'org-invitations', max: 20, windowMs: HOUR },
 } satisfies Record<string, Limit>;
 
 const key = (limit: Limit, subject: string) => `rl:${limit.name}:${subject}`;
