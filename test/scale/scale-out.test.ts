@@ -157,6 +157,18 @@ test("an organization member removed through one instance loses access on every 
     assertProblem(await s.request(`/api/tunnels/${tunnel.json.id}`, { bearer: personal.json.token }), 404, 'NOT_FOUND');
     assert.equal((await s.request('/api/account', { bearer: member.token })).status, 200, 'still signed in, only the organization is gone');
   }
+  // A transfer moves the card's host on every instance at once (cards cached everywhere first).
+  assert.equal((await patchTunnel(lb(), owner, tunnel.json.id, { discoverable: true })).status, 200);
+  const orgHost = `team--${slug}.${ZONE}`;
+  const ownHost = `team--${owner.slug}.${ZONE}`;
+  for (const s of each()) for (let i = 0; i < 2; i++) assert.equal((await card(s, orgHost)).status, 200);
+  const moved = await each()[1]!.request(`/api/tunnels/${tunnel.json.id}/transfer`, { method: 'POST', bearer: owner.token, body: { to: 'me' } });
+  assert.equal(moved.status, 200, moved.text);
+  assert.equal(moved.json.host, ownHost);
+  for (const s of each()) {
+    assert.equal((await card(s, orgHost)).status, 404, 'the old host at once');
+    assert.equal((await card(s, ownHost)).status, 200, 'the new host at once');
+  }
 });
 
 test('a cluster master crashes: answers stay right, the cache is back within seconds, no revocation is lost', opts, async () => {

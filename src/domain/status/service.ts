@@ -125,6 +125,10 @@ export class StatusService {
     if (await this.tryLock()) {
       let rollup: Rollup;
       try {
+        // Read again under the lock: a winner may have shared its roll-up and let go of the lock
+        // between the read above and this lock, and must not be followed by a second probe.
+        const shared = await this.readShared();
+        if (shared) return await this.adoptWithHistory(shared, false);
         rollup = await this.refreshAndShare();
       } finally {
         await this.unlock();

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { REFRESH_INTERVAL_MS, StatusRefresher } from '../../../src/domain/status/refresher.js';
-import { statusService } from '../../../src/domain/status/service.js';
+import { ROLLUP_KEY, statusService } from '../../../src/domain/status/service.js';
 import { needs } from '../../support/backends.js';
 import { FakeUpstream } from '../../support/fake-upstream.js';
 import { request } from '../../support/http.js';
@@ -238,4 +238,34 @@ test('npm start runs the refresher: history without any request, and SIGTERM sto
     await broker.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+test("single flight across instances: a lock taken just after the winner shared and let go adopts the winner's roll-up, no second probe", async () => {
+  await f.reset();
+  // The winner: probes once and shares its roll-up (then releases the lock).
+  const winner = await statusService(f.s.deps).current();
+  assert.equal(f.broker.hits, 1);
+  f.broker.hits = 0;
+  // Another instance read the shared cache just before the winner wrote to it (its first read
+  // finds nothing), then takes the lock the winner has just released.
+  let firstRead = true;
+  const cache = new Proxy(f.s.deps.cache, {
+    get(target, name, receiver) {
+      if (name === 'get') {
+        return async (key: string) => {
+          if (key === ROLLUP_KEY && firstRead) {
+            firstRead = false;
+            return null;
+          }
+          return target.get(key);
+        };
+      }
+      const value = Reflect.get(target, name, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const late = await statusService({ ...f.s.deps, cache }).current();
+  assert.equal(firstRead, false, 'the first read missed');
+  assert.equal(f.broker.hits, 0, 'no second probe');
+  assert.equal(late.rollup.checked_at, winner.rollup.checked_at, "the winner's roll-up");
 });
