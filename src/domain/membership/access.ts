@@ -7,8 +7,8 @@
 //   every instance (no cache holds it; the session check itself reads no organization).
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { forbidden, notFound, PROBLEMS } from '../errors.js';
-import { decide, type OrgAction, type OrgRole, type OrgViewer } from './roles.js';
-import { findOrgBySlug, readPersonEmail, readRole, type OrgRow } from './store.js';
+import { decide, ORG_ROLES, roleAllows, type OrgAction, type OrgRole, type OrgViewer } from './roles.js';
+import { findOrgById, findOrgBySlug, readPersonEmail, readRole, selectMemberAddresses, type OrgRow } from './store.js';
 import { maskIp } from '../network.js';
 import type { DbHandle } from '../store.js';
 
@@ -57,6 +57,33 @@ export async function orgAccess(deps: Pick<DomainDeps, 'db'>, actor: Actor, slug
   if (viewer === null) throw noSuchOrg();
   if (decide(viewer, action) !== 'allowed') refuse(action, viewer);
   return { org, role: viewer.kind === 'member' ? viewer.role : null, actor };
+}
+
+/**
+ * The organization whose own token the viewer is (paths that name no organization, such as
+ * POST /api/tunnels, act for it then); null for a person's session or token. A session costs no query.
+ */
+export async function tokenOrg(deps: Pick<DomainDeps, 'db'>, viewer: Viewer): Promise<OrgRow | null> {
+  return viewer.scopes === null ? null : findOrgById(deps.db, viewer.accountId);
+}
+
+/**
+ * Who hears of what befalls the organization's `action` (a notice about its webhook endpoint goes
+ * to the members who manage them): an organization has no address of its own.
+ */
+export function membersAllowedTo(db: DbHandle, orgId: string, action: OrgAction): Promise<{ accountId: string; email: string }[]> {
+  return selectMemberAddresses(db, orgId, ORG_ROLES.filter((r) => roleAllows(r, action)));
+}
+
+/**
+ * The same decision for an organization read for this actor in this request (a GraphQL parent:
+ * `organization(slug)` or `me.organizations` carry the actor's role), without reading it again.
+ */
+export function orgAccessKnown(org: OrgRow & { role: OrgRole | null }, actor: Actor, action: OrgAction): OrgScope {
+  const viewer: OrgViewer =
+    org.role === null ? { kind: 'org-token', scopes: actor.viewer.scopes ?? [] } : { kind: 'member', role: org.role, scopes: actor.viewer.scopes };
+  if (decide(viewer, action) !== 'allowed') refuse(action, viewer);
+  return { org: { id: org.id, slug: org.slug, name: org.name, createdAt: org.createdAt }, role: org.role, actor };
 }
 
 /** The audit log's actor: the member (id and address) or the organization's token. */

@@ -14,6 +14,7 @@ import {
   insertTunnel,
   releaseTunnelSlot,
   reserveTunnelSlot,
+  selectOwnerTunnels,
   selectTunnels,
   updateTunnelRow,
   type OwnedTunnel,
@@ -172,6 +173,11 @@ export async function deleteTunnel(deps: TunnelsDeps, actor: Actor, id: string):
 /** The tunnels of an account or organization, oldest first. */
 export async function listTunnels(deps: Pick<TunnelsDeps, 'db' | 'config'>, ownerId: string): Promise<TunnelView[]> {
   return (await selectTunnels(deps.db, ownerId)).map((t) => viewOf(t, deps.config.zone));
+}
+
+/** An organization's tunnels (the caller's access decided), oldest first. */
+export async function listOrgTunnels(deps: Pick<DomainDeps, 'sql'> & { config: Pick<Config, 'zone'> }, org: { id: string; slug: string }): Promise<TunnelView[]> {
+  return (await selectOwnerTunnels(deps.sql, { ...org, kind: 'org' })).map((t) => viewOf(t, deps.config.zone));
 }
 
 /** A tunnel the actor may read; NOT_FOUND for an unknown one or one they may not see. */

@@ -6,8 +6,8 @@ import { resolveArrayConnection } from '@pothos/plugin-relay';
 import { createOrg, deleteOrg, getOrg, listOrgs, updateOrg, type OrgView } from '../../../domain/orgs/orgs.js';
 import { changeRole, listMembers, MAX_MEMBERS, removeMember, type MemberRow } from '../../../domain/orgs/members.js';
 import { listAudit, type AuditEvent } from '../../../domain/membership/audit.js';
-import { orgAccess } from '../../../domain/membership/access.js';
-import { createTunnel, getTunnel, listTunnels, MAX_ORG_TUNNELS } from '../../../domain/tunnels/tunnels.js';
+import { orgAccess, orgAccessKnown } from '../../../domain/membership/access.js';
+import { createTunnel, getTunnel, listOrgTunnels, MAX_ORG_TUNNELS } from '../../../domain/tunnels/tunnels.js';
 import { transferTunnel } from '../../../domain/tunnels/transfer.js';
 import { badRequest, PROBLEMS } from '../../../domain/errors.js';
 import { builder } from '../builder.js';
@@ -72,8 +72,8 @@ export const OrganizationRef = builder.objectRef<OrgView>('Organization').implem
         type: TunnelRef,
         description: 'Oldest first (at most 1,000).',
         resolve: async (org, args, ctx) => {
-          const scope = await orgAccess(ctx.deps, actorOf(ctx), org.slug, 'tunnels.read');
-          return resolveArrayConnection({ args, defaultSize: MAX_ORG_TUNNELS, maxSize: MAX_ORG_TUNNELS }, await listTunnels(ctx.deps, scope.org.id));
+          const scope = orgAccessKnown(org, actorOf(ctx), 'tunnels.read');
+          return resolveArrayConnection({ args, defaultSize: MAX_ORG_TUNNELS, maxSize: MAX_ORG_TUNNELS }, await listOrgTunnels(ctx.deps, scope.org));
         },
       },
       { name: 'OrganizationTunnelConnection', tokenScopes: TOKEN_REACH.tunnelsRead },
