@@ -103,6 +103,8 @@ test('members: roles change by rule; the last owner cannot leave, be removed or 
   // Leaving: 204, then 404.
   assert.equal((await s.request(`/api/orgs/${org.slug}/members/${member.id}`, { method: 'DELETE', bearer: member.token })).status, 204);
   assertProblem(await s.request(`/api/orgs/${org.slug}`, { bearer: member.token }), 404, 'NOT_FOUND');
+  const activity = (await s.request('/api/account/activity', { bearer: member.token })).json.events;
+  assert.deepEqual([activity[0].type, activity[0].detail], ['org_left', { org: org.slug }], 'the member’s own activity says so');
   const audit = (await s.request(`/api/orgs/${org.slug}/audit`, { bearer: admin.token })).json.events.map((e: { type: string }) => e.type);
   assert.deepEqual(audit.slice(0, 4), ['member_left', 'role_changed', 'role_changed', 'role_changed']);
   assert.equal(audit.at(-1), 'org_created');
