@@ -8,7 +8,7 @@ import { escapeHtml } from '../../infra/html/escape.js';
 import { browserBundle, CONSOLE_BUNDLE } from '../browser-bundle.js';
 
 /** The client-side routes (src/adapters/console/client/main.ts), plus `/`. */
-export const CONSOLE_ROUTES = ['/', '/sign-in', '/sign-up', '/forgot-password', '/mfa', '/account', '/security', '/tunnels', '/tokens', '/webhooks', '/device', '/oauth/consent'] as const;
+export const CONSOLE_ROUTES = ['/', '/sign-in', '/sign-up', '/forgot-password', '/mfa', '/account', '/security', '/tunnels', '/tokens', '/webhooks', '/device', '/oauth/consent', '/invitations/accept'] as const;
 
 /** Strict: same-origin script and stylesheet only, no inline anything, no eval, no framing. */
 export const CONSOLE_CSP =

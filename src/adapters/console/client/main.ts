@@ -15,6 +15,7 @@ import { tokensView } from './tokens.js';
 import { webhooksView } from './webhooks.js';
 import { deviceView } from './device.js';
 import { consentView } from './consent.js';
+import { invitationView } from './invitation.js';
 import { resendVerificationButton } from './resend-verification.js';
 
 type Page = { title: string; auth: 'in' | 'out' | 'any'; render: (boot: Boot, me: Me | null) => Node | Promise<Node> };
@@ -46,6 +47,7 @@ const PAGES: Record<string, Page> = {
   '/webhooks': { title: 'Webhooks', auth: 'in', render: () => webhooksView() },
   '/device': { title: 'Connect a device', auth: 'in', render: () => deviceView() },
   '/oauth/consent': { title: 'Allow access?', auth: 'in', render: (_b, me) => consentView(me!) },
+  '/invitations/accept': { title: 'Invitation', auth: 'in', render: (_b, me) => invitationView(me!) },
 };
 /** Paths other helpers' pages used; the console answers them. */
 const ALIASES: Record<string, string> = { '/passkeys': '/security', '/settings': '/account' };
@@ -161,7 +163,7 @@ async function render(rawPath: string, opts: { keepFocus?: boolean } = {}): Prom
   }
   if (page.auth === 'in' && !me) {
     // Signing in first, then back here (the device page keeps its code, the consent page its request).
-    if (path === '/device' || path === '/oauth/consent') returnAfterSignIn(path + location.search);
+    if (path === '/device' || path === '/oauth/consent' || path === '/invitations/accept') returnAfterSignIn(path + location.search);
     path = '/sign-in';
     history.replaceState(null, '', path);
     page = PAGES[path]!;
