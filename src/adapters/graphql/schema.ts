@@ -15,6 +15,8 @@ import './types/device.js';
 import './types/oauth.js';
 import './types/webhooks.js';
 import './types/organization.js';
+import './types/org-tokens.js';
+import './types/org-webhooks.js';
 import './types/org-invitations.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -127,6 +127,9 @@ export const CreatedServiceToken = z.strictObject({
   token: z.string().meta({ description: '`tsk_` + 32 base62 characters + a 6-character CRC32; shown in this answer only.' }),
 });
 export const ServiceTokenList = z.strictObject({ tokens: z.array(ServiceToken) });
+export const OrgServiceTokenList = z.strictObject({
+  tokens: z.array(ServiceToken.extend({ created_by: z.string().nullable().meta({ description: 'The account id of the member who made it (kept after they leave).' }) })),
+});
 export const DeviceRequest = z.strictObject({ client_id: z.string(), scopes: z.array(z.string()), requested_at: time, ip: maskedIp.nullable() });
 
 export const Tunnel = z.strictObject({

@@ -13,5 +13,7 @@ import { tunnelRoutes } from './routes/tunnels.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { orgRoutes } from './routes/orgs.js';
 import { orgInvitationRoutes } from './routes/org-invitations.js';
+import { orgTokenRoutes } from './routes/org-tokens.js';
+import { orgWebhookRoutes } from './routes/org-webhooks.js';
 
-export const restRoutes: RestRoute[] = [...accountRoutes, ...activityRoutes, ...deviceRoutes, ...mfaRoutes, ...oauthRoutes, ...passkeyRoutes, ...sessionRoutes, ...ssoRoutes, ...tokenRoutes, ...tunnelRoutes, ...webhookRoutes, ...orgRoutes, ...orgInvitationRoutes];
+export const restRoutes: RestRoute[] = [...accountRoutes, ...activityRoutes, ...deviceRoutes, ...mfaRoutes, ...oauthRoutes, ...passkeyRoutes, ...sessionRoutes, ...ssoRoutes, ...tokenRoutes, ...tunnelRoutes, ...webhookRoutes, ...orgRoutes, ...orgInvitationRoutes, ...orgTokenRoutes, ...orgWebhookRoutes];

@@ -43,8 +43,7 @@ export function changeIn(tx: Tx, deps: Pick<ChangeDeps, 'outbox' | 'mailNotify' 
       if ((await recordSecurityEvent(tx, { ...event, accountId })) > 0) queued = true;
     },
     async send(to, email, linkExpiresAt) {
-      await deps.outbox.enqueue(tx, to, email, accountId, linkExpiresAt);
-      sent = true;
+      if (await deps.outbox.enqueue(tx, to, email, accountId, linkExpiresAt)) sent = true;
     },
     async publish(type, data, at) {
       if ((await writeWebhookEvent(tx, accountId, type, data, at)) > 0) queued = true;

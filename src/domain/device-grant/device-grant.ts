@@ -149,8 +149,10 @@ export async function exchangeDeviceCode(deps: FlowDeps, input: { deviceCode: un
 async function issueForDevice(deps: FlowDeps, row: DeviceRow, client: ClientInfo): Promise<DeviceToken> {
   const scopes = row.scopes.filter(isTokenScope);
   try {
-    const { token } = await issueServiceToken(deps, row.accountId!, { name: deviceTokenName(row.userAgent), scopes, expiresInDays: null }, client, async (tx) => {
-      if (!(await markExchanged(tx, row.id, deps.clock()))) throw oauthError(PROBLEMS.oauthInvalidGrant, 'Unknown or already used device_code.');
+    const { token } = await issueServiceToken(deps, row.accountId!, { name: deviceTokenName(row.userAgent), scopes, expiresInDays: null }, client, {
+      claim: async (tx) => {
+        if (!(await markExchanged(tx, row.id, deps.clock()))) throw oauthError(PROBLEMS.oauthInvalidGrant, 'Unknown or already used device_code.');
+      },
     });
     return { accessToken: token, scope: scopes.join(' ') };
   } catch (err) {

@@ -161,18 +161,26 @@ export function recoveryCodesRegenerated(ctx: MailContext, info: { at: Date; ip:
   ]);
 }
 
-export function tokenCreated(ctx: MailContext, info: { at: Date; name: string; scopes: readonly string[]; ip: string; userAgent: string }): RenderedEmail {
-  return render('token-created', `A service token was created for your ${ctx.serviceName} account`, [
-    `At ${info.at.toISOString()} the service token "${info.name}" was created for your ${ctx.serviceName} account, with access to: ${info.scopes.join(', ')}.`,
+/** `org`: the slug of the organization whose token it is (the notice goes to the member who made it). */
+export function tokenCreated(ctx: MailContext, info: { at: Date; name: string; scopes: readonly string[]; ip: string; userAgent: string; org?: string }): RenderedEmail {
+  const whose = info.org === undefined ? `your ${ctx.serviceName} account` : `the organization ${info.org} on ${ctx.serviceName}, by your account`;
+  return render('token-created', `A service token was created for ${info.org === undefined ? `your ${ctx.serviceName} account` : `the organization ${info.org}`}`, [
+    `At ${info.at.toISOString()} the service token "${info.name}" was created for ${whose}, with access to: ${info.scopes.join(', ')}.`,
     `Network: ${info.ip}\nBrowser: ${info.userAgent || 'unknown'}`,
-    'If this was not you, revoke the token under Access tokens in the dashboard, reset your password and sign out every session.',
+    info.org === undefined
+      ? 'If this was not you, revoke the token under Access tokens in the dashboard, reset your password and sign out every session.'
+      : 'If this was not you, revoke the token under the organization’s Tokens in the dashboard, reset your password and sign out every session.',
   ]);
 }
 
-/** Names the endpoint by its host only: a receiver's path often carries its own secret. */
-export function webhookDisabled(ctx: MailContext, info: { host: string; at: Date }): RenderedEmail {
-  return render('webhook-disabled', `A webhook endpoint of your ${ctx.serviceName} account was disabled`, [
-    `At ${info.at.toISOString()} your webhook endpoint at ${info.host} was disabled: every delivery to it has failed for five days.`,
+/**
+ * Names the endpoint by its host only: a receiver's path often carries its own secret. `org`: the
+ * slug of the organization whose endpoint it is (the notice goes to its owners and admins).
+ */
+export function webhookDisabled(ctx: MailContext, info: { host: string; at: Date; org?: string }): RenderedEmail {
+  const whose = info.org === undefined ? `your ${ctx.serviceName} account` : `the organization ${info.org}`;
+  return render('webhook-disabled', `A webhook endpoint of ${whose} was disabled`, [
+    `At ${info.at.toISOString()} ${info.org === undefined ? 'your webhook endpoint' : `a webhook endpoint of the organization ${info.org}`} at ${info.host} was disabled: every delivery to it has failed for five days.`,
     'Events are no longer sent to it. Once it answers again, turn it back on under Webhooks in the dashboard; deliveries still pending then go out, and failed ones can be retried from its delivery log.',
   ]);
 }

@@ -11,19 +11,21 @@ export interface TokenRow {
   expiresAt: Date | null;
   lastUsedAt: Date | null;
   lastUsedIp: string | null;
+  /** An organization's token: the member who made it (null for a person's own). */
+  createdBy: string | null;
 }
 
-const LISTED = { id: true, name: true, scopes: true, createdAt: true, expiresAt: true, lastUsedAt: true, lastUsedIp: true } as const;
+const LISTED = { id: true, name: true, scopes: true, createdAt: true, expiresAt: true, lastUsedAt: true, lastUsedIp: true, createdBy: true } as const;
 
 export function listTokenRows(db: Db, accountId: string): Promise<TokenRow[]> {
   return db.serviceToken.findMany({ where: { accountId }, select: LISTED, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
 }
 
-/** Locks the account's row (creations queue behind each other); answers its live tokens and whether its address is verified. */
-export async function lockForNewToken(tx: Tx, accountId: string, now: Date): Promise<{ live: number; email: string } | null> {
-  const [account] = await tx.$queryRaw<{ email: string }[]>`SELECT email FROM accounts WHERE id = ${accountId} FOR UPDATE`;
+/** Locks the account's row (creations queue behind each other); answers its live tokens, its address and whether it is an organization. */
+export async function lockForNewToken(tx: Tx, accountId: string, now: Date): Promise<{ live: number; email: string; isOrg: boolean } | null> {
+  const [account] = await tx.$queryRaw<{ email: string; kind: string }[]>`SELECT email, kind FROM accounts WHERE id = ${accountId} FOR UPDATE`;
   if (!account) return null;
-  return { live: await countLiveTokens(tx, accountId, now), email: account.email };
+  return { live: await countLiveTokens(tx, accountId, now), email: account.email, isOrg: account.kind === 'org' };
 }
 
 /** The account's unexpired tokens (the cap of 50). */
@@ -33,17 +35,19 @@ export function countLiveTokens(db: DbHandle, accountId: string, now: Date): Pro
 
 export function insertTokenRow(
   tx: Tx,
-  row: { accountId: string; name: string; tokenHash: string; scopes: string[]; createdAt: Date; expiresAt: Date | null },
+  row: { accountId: string; name: string; tokenHash: string; scopes: string[]; createdAt: Date; expiresAt: Date | null; createdBy: string | null },
 ): Promise<TokenRow> {
   return tx.serviceToken.create({ data: row, select: LISTED });
 }
 
-/** Deletes the account's token; answers what it was (null: none of the account's). */
-export async function deleteTokenRow(tx: Tx, accountId: string, id: string): Promise<{ name: string; tokenHash: string } | null> {
-  const rows = await tx.$queryRaw<{ name: string; token_hash: string }[]>`
-    DELETE FROM service_tokens WHERE id = ${id} AND account_id = ${accountId} RETURNING name, token_hash`;
+/** Deletes the account's token; answers what it was (null: none of the account's) and whether an organization owned it. */
+export async function deleteTokenRow(tx: Tx, accountId: string, id: string): Promise<{ name: string; tokenHash: string; ownerIsOrg: boolean } | null> {
+  const rows = await tx.$queryRaw<{ name: string; token_hash: string; kind: string }[]>`
+    DELETE FROM service_tokens t USING accounts a
+    WHERE t.id = ${id} AND t.account_id = ${accountId} AND a.id = t.account_id
+    RETURNING t.name, t.token_hash, a.kind`;
   const row = rows[0];
-  return row ? { name: row.name, tokenHash: row.token_hash } : null;
+  return row ? { name: row.name, tokenHash: row.token_hash, ownerIsOrg: row.kind === 'org' } : null;
 }
 
 export interface TokenCheckRow {

@@ -4,13 +4,15 @@
 // then logs the attempt and moves the delivery on only while its lease still holds. A worker
 // killed mid-delivery leaves its rows to come due again when the lease ends, longer than any
 // attempt can take; a receiver that is down gets the retries of the schedule. An endpoint whose
-// deliveries have all failed for five days is disabled, with the `webhook-disabled` notice.
+// deliveries have all failed for five days is disabled, with the `webhook-disabled` notice (to
+// its owner; for an organization's endpoint, to its owners and admins).
 import type { Logger } from 'pino';
 import type { Cipher } from '../../infra/crypto/cipher.js';
 import type { Outbox } from '../../infra/mail/outbox.js';
 import { FetchFailed, RefusedUrl, publicFetch, type PublicFetchOptions } from '../../infra/net/public-fetch.js';
 import { inTransaction, type Db } from '../store.js';
 import { webhookDisabled, type MailContext } from '../emails/messages.js';
+import { membersAllowedTo } from '../membership/access.js';
 import { connectionFailureText, statusAnswerText, timeoutText } from './delivery-errors.js';
 import { signedHeaders } from './signing.js';
 import { claimDue, disableFailingEndpoint, recordAttempt, type ClaimedDelivery } from './store.js';
@@ -197,7 +199,12 @@ export class WebhookWorker {
     const cutoff = new Date(now.getTime() - DISABLE_AFTER_MS);
     const disabled = await inTransaction(this.deps.db, async (tx) => {
       const endpoint = await disableFailingEndpoint(tx, webhookId, cutoff, now);
-      if (endpoint) await this.deps.outbox.enqueue(tx, endpoint.email, webhookDisabled(this.deps.mailContext, { host: new URL(endpoint.url).host, at: now }), endpoint.accountId);
+      if (!endpoint) return null;
+      const host = new URL(endpoint.url).host;
+      // An organization has no address: its owners and admins, who manage its endpoints, are told.
+      const to = endpoint.org === null ? [{ accountId: endpoint.accountId, email: endpoint.email }] : await membersAllowedTo(tx, endpoint.accountId, 'webhooks.manage');
+      const notice = webhookDisabled(this.deps.mailContext, { host, at: now, ...(endpoint.org === null ? {} : { org: endpoint.org }) });
+      for (const r of to) await this.deps.outbox.enqueue(tx, r.email, notice, r.accountId);
       return endpoint;
     });
     if (!disabled) return;

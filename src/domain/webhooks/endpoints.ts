@@ -4,16 +4,19 @@
 // it elsewhere, choosing other events, turning it back on and minting a new secret need a
 // recently authenticated session (section 7a); renaming, turning off and deleting do not. The
 // URL is checked at each of these and again at every delivery (no server-side request forgery).
+// The endpoints are an owner's (WebhookOwner): a person's own, or an organization's (API.md
+// section 18, orgs/org-webhooks.ts), which differ in the events they may subscribe to and in the
+// log that records their changes (the person's activity, the organization's audit log).
 import { randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { changeAccount } from '../activity/account-change.js';
+import { changeAccount, type AccountChange } from '../activity/account-change.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../activity/webhook-events.js';
 import type { ClientInfo, DomainDeps, Viewer } from '../context.js';
 import { conflict, invalidInput, notFound, PROBLEMS } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { LIMITS, reserve } from '../limits/rate-limit.js';
-import { inTransaction } from '../store.js';
+import { inTransaction, type Tx } from '../store.js';
 import { requireRecentAuth } from '../sessions/recent-auth.js';
 import { classifyAddress } from '../../infra/net/public-address.js';
 import { checkedTarget, RefusedUrl } from '../../infra/net/public-fetch.js';
@@ -50,6 +53,45 @@ export interface WebhookInput {
 }
 
 const noSuchWebhook = () => notFound(PROBLEMS.webhookNotFound, 'No such webhook.');
+
+/** What a person's endpoints may subscribe to: everything but an organization's member events. */
+export const PERSONAL_WEBHOOK_EVENTS = WEBHOOK_EVENT_TYPES.filter((e) => e !== 'org.member');
+
+/** A change to an endpoint, as its owner's log records it. */
+export interface WebhookChange {
+  action: 'created' | 'updated' | 'deleted' | 'secret_rotated';
+  webhookId: string;
+  /** The URL's host only: a receiver's path often carries its own secret. */
+  host: string;
+  /** Created: its events; updated: the fields set. */
+  events?: readonly string[];
+  changed?: readonly string[];
+  at: Date;
+}
+
+/** Whose endpoints, who acts on them, what they may subscribe to, and how their changes are recorded. */
+export interface WebhookOwner {
+  /** The account the endpoints belong to: the person's own, or an organization's. */
+  accountId: string;
+  /** Who acts (the recent authentication is theirs), and from where. */
+  viewer: Viewer;
+  client: ClientInfo;
+  events: readonly WebhookEventType[];
+  /** Records a change in the owner's log, in the change's transaction. */
+  record(tx: Tx, change: AccountChange, what: WebhookChange): Promise<void>;
+}
+
+/** A person's own endpoints: additions and deletions are in their activity. */
+export const personalOwner = (viewer: Viewer, client: ClientInfo): WebhookOwner => ({
+  accountId: viewer.accountId,
+  viewer,
+  client,
+  events: PERSONAL_WEBHOOK_EVENTS,
+  async record(_tx, change, w) {
+    if (w.action === 'created') await change.record({ type: 'webhook_created', client, at: w.at, detail: { webhook_id: w.webhookId, host: w.host, events: (w.events ?? []).join(' ') } });
+    if (w.action === 'deleted') await change.record({ type: 'webhook_deleted', client, at: w.at, detail: { webhook_id: w.webhookId, host: w.host } });
+  },
+});
 
 /** DNS's own answers that a name does not exist (or has no address), as node's resolver codes them. */
 const NO_SUCH_NAME = new Set(['ENOTFOUND', 'ENODATA', 'ENONAME']);
@@ -105,10 +147,10 @@ function refusalOf(err: RefusedUrl, raw: string, seen: { answers: { address: str
     : `The host ${host} resolves to a private address${range}; webhooks are only delivered to public addresses.`;
 }
 
-function parseEvents(raw: unknown): WebhookEventType[] {
-  const known = WEBHOOK_EVENT_TYPES as readonly string[];
+function parseEvents(raw: unknown, allowed: readonly WebhookEventType[]): WebhookEventType[] {
+  const known = allowed as readonly string[];
   if (!Array.isArray(raw) || raw.length === 0 || raw.some((e) => typeof e !== 'string' || !known.includes(e))) {
-    throw invalidInput(PROBLEMS.invalidWebhook, 'events', `Choose at least one event: ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
+    throw invalidInput(PROBLEMS.invalidWebhook, 'events', `Choose at least one event: ${allowed.join(', ')}.`);
   }
   return [...new Set(raw as WebhookEventType[])];
 }
@@ -125,20 +167,20 @@ export interface CreatedWebhook {
   secret: string;
 }
 
-export async function createWebhook(deps: FlowDeps, viewer: Viewer, input: WebhookInput, client: ClientInfo): Promise<CreatedWebhook> {
-  const events = parseEvents(input.events);
+export async function createWebhook(deps: FlowDeps, owner: WebhookOwner, input: WebhookInput): Promise<CreatedWebhook> {
+  const events = parseEvents(input.events, owner.events);
   const description = parseDescription(input.description);
   if (typeof input.url !== 'string') throw invalidInput(PROBLEMS.invalidWebhookUrl, 'url', 'Give the endpoint’s https URL.');
-  await requireRecentAuth(deps, viewer);
+  await requireRecentAuth(deps, owner.viewer);
   const url = await checkWebhookUrl(deps, input.url);
   const secret = generateWebhookSecret();
   const now = deps.clock();
-  const row = await changeAccount(deps, viewer.accountId, async (tx, change) => {
-    const count = await lockAndCountWebhooks(tx, viewer.accountId);
+  const row = await changeAccount(deps, owner.accountId, async (tx, change) => {
+    const count = await lockAndCountWebhooks(tx, owner.accountId);
     if (count === null) throw noSuchWebhook();
     if (count >= MAX_WEBHOOKS) throw conflict(PROBLEMS.webhookLimit, `At most ${MAX_WEBHOOKS} webhook endpoints per account; delete one first.`);
-    const created = await insertWebhookRow(tx, { accountId: viewer.accountId, url, events, description, secret: deps.cipher.seal(secret), now });
-    await change.record({ type: 'webhook_created', client, at: now, detail: { webhook_id: created.id, host: new URL(url).host, events: events.join(' ') } });
+    const created = await insertWebhookRow(tx, { accountId: owner.accountId, url, events, description, secret: deps.cipher.seal(secret), now });
+    await owner.record(tx, change, { action: 'created', webhookId: created.id, host: new URL(url).host, events, at: now });
     return created;
   });
   return { row, secret };
@@ -148,56 +190,67 @@ export function listWebhooks(deps: Pick<DomainDeps, 'db'>, accountId: string): P
   return listWebhookRows(deps.db, accountId);
 }
 
-async function ownWebhook(deps: Pick<DomainDeps, 'db'>, accountId: string, id: string): Promise<WebhookRow> {
+/** One of the account's endpoints; another's, or an unknown one, is 404. */
+export async function getWebhook(deps: Pick<DomainDeps, 'db'>, accountId: string, id: string): Promise<WebhookRow> {
   const row = isUuid(id) ? await readWebhookRow(deps.db, accountId, id) : null;
   if (!row) throw noSuchWebhook();
   return row;
 }
 
-export async function updateWebhook(deps: FlowDeps, viewer: Viewer, id: string, input: WebhookInput): Promise<WebhookRow> {
-  const before = await ownWebhook(deps, viewer.accountId, id);
+export async function updateWebhook(deps: FlowDeps, owner: WebhookOwner, id: string, input: WebhookInput): Promise<WebhookRow> {
+  const before = await getWebhook(deps, owner.accountId, id);
   if (input.enabled !== undefined && typeof input.enabled !== 'boolean') throw invalidInput(PROBLEMS.invalidWebhook, 'enabled', 'Enabled is true or false.');
   if (input.url === null) throw invalidInput(PROBLEMS.invalidWebhookUrl, 'url', 'The endpoint URL cannot be cleared.');
   if (input.events === null) throw invalidInput(PROBLEMS.invalidWebhook, 'events', 'Choose at least one event: the events cannot be cleared.');
-  const events = input.events === undefined ? undefined : parseEvents(input.events);
+  const events = input.events === undefined ? undefined : parseEvents(input.events, owner.events);
   const description = input.description === undefined ? undefined : parseDescription(input.description);
   const enabled = input.enabled as boolean | undefined;
   const widens = input.url !== undefined || events !== undefined || (enabled === true && !before.enabled);
-  if (widens) await requireRecentAuth(deps, viewer);
+  if (widens) await requireRecentAuth(deps, owner.viewer);
   const url = input.url === undefined ? undefined : await checkWebhookUrl(deps, input.url);
-  const row = await updateWebhookRow(deps.db, viewer.accountId, before.id, {
+  const set = {
     ...(url !== undefined ? { url } : {}),
     ...(events !== undefined ? { events } : {}),
     ...(description !== undefined ? { description } : {}),
     ...(enabled !== undefined ? { enabled } : {}),
-    // Turned back on: the five days of failures start over.
-    ...(enabled === true ? { disabledReason: null, failingSince: null } : {}),
-    updatedAt: deps.clock(),
+  };
+  const now = deps.clock();
+  const row = await changeAccount(deps, owner.accountId, async (tx, change) => {
+    const updated = await updateWebhookRow(tx, owner.accountId, before.id, {
+      ...set,
+      // Turned back on: the five days of failures start over.
+      ...(enabled === true ? { disabledReason: null, failingSince: null } : {}),
+      updatedAt: now,
+    });
+    if (!updated) throw noSuchWebhook();
+    await owner.record(tx, change, { action: 'updated', webhookId: updated.id, host: new URL(updated.url).host, changed: Object.keys(set), at: now });
+    return updated;
   });
-  if (!row) throw noSuchWebhook();
   // Deliveries left pending while it was off go out now.
   if (enabled === true) deps.webhookNotify();
   return row;
 }
 
-export async function deleteWebhook(deps: FlowDeps, accountId: string, id: string, client: ClientInfo): Promise<void> {
+export async function deleteWebhook(deps: FlowDeps, owner: WebhookOwner, id: string): Promise<void> {
   if (!isUuid(id)) throw noSuchWebhook();
   const now = deps.clock();
-  await changeAccount(deps, accountId, async (tx, change) => {
-    const row = await deleteWebhookRow(tx, accountId, id);
+  await changeAccount(deps, owner.accountId, async (tx, change) => {
+    const row = await deleteWebhookRow(tx, owner.accountId, id);
     if (!row) throw noSuchWebhook();
-    await change.record({ type: 'webhook_deleted', client, at: now, detail: { webhook_id: id, host: new URL(row.url).host } });
+    await owner.record(tx, change, { action: 'deleted', webhookId: id, host: new URL(row.url).host, at: now });
   });
 }
 
 /** A new secret, answered once; the replaced one keeps signing (beside it) for 24 hours. */
-export async function rotateWebhookSecret(deps: FlowDeps, viewer: Viewer, id: string): Promise<string> {
-  await ownWebhook(deps, viewer.accountId, id);
-  await requireRecentAuth(deps, viewer);
+export async function rotateWebhookSecret(deps: FlowDeps, owner: WebhookOwner, id: string): Promise<string> {
+  const row = await getWebhook(deps, owner.accountId, id);
+  await requireRecentAuth(deps, owner.viewer);
   const secret = generateWebhookSecret();
   const now = deps.clock();
-  const done = await rotateSecretRow(deps.db, viewer.accountId, id, deps.cipher.seal(secret), new Date(now.getTime() + PREVIOUS_SECRET_MS), now);
-  if (!done) throw noSuchWebhook();
+  await changeAccount(deps, owner.accountId, async (tx, change) => {
+    if (!(await rotateSecretRow(tx, owner.accountId, id, deps.cipher.seal(secret), new Date(now.getTime() + PREVIOUS_SECRET_MS), now))) throw noSuchWebhook();
+    await owner.record(tx, change, { action: 'secret_rotated', webhookId: id, host: new URL(row.url).host, at: now });
+  });
   return secret;
 }
 
@@ -206,7 +259,7 @@ const MANUAL_SENDS_MESSAGE = 'Too many test events and retries. Try again later.
 
 export async function sendTestEvent(deps: FlowDeps, accountId: string, id: string): Promise<string> {
   await reserve(deps.cache, LIMITS.webhookManualSends, accountId, MANUAL_SENDS_MESSAGE);
-  const row = await ownWebhook(deps, accountId, id);
+  const row = await getWebhook(deps, accountId, id);
   const now = deps.clock();
   const eventId = `msg_${randomUUID().replaceAll('-', '')}`;
   await inTransaction(deps.db, (tx) =>
@@ -219,14 +272,14 @@ export async function sendTestEvent(deps: FlowDeps, accountId: string, id: strin
 export async function listDeliveries(deps: Pick<DomainDeps, 'db'>, accountId: string, id: string, limit: unknown): Promise<AttemptView[]> {
   const take = limit === undefined || limit === null ? 50 : limit;
   if (typeof take !== 'number' || !Number.isInteger(take) || take < 1 || take > 100) throw invalidInput(PROBLEMS.invalidWebhook, 'first', 'The number of deliveries is a whole number from 1 to 100.');
-  const row = await ownWebhook(deps, accountId, id);
+  const row = await getWebhook(deps, accountId, id);
   return listAttempts(deps.db, row.id, take);
 }
 
 /** Sends a delivery again now (by its id or one of its attempts' ids, as the log lists them). */
 export async function retryDelivery(deps: FlowDeps, accountId: string, id: string, deliveryId: string): Promise<void> {
   await reserve(deps.cache, LIMITS.webhookManualSends, accountId, MANUAL_SENDS_MESSAGE);
-  const row = await ownWebhook(deps, accountId, id);
+  const row = await getWebhook(deps, accountId, id);
   if (!isUuid(deliveryId) || !(await requeueDelivery(deps.db, row.id, deliveryId, deps.clock()))) throw notFound(PROBLEMS.deliveryNotFound, 'No such delivery.');
   deps.webhookNotify();
 }

@@ -4,6 +4,8 @@ import type { Db, DbHandle, Tx } from '../store.js';
 
 export interface WebhookRow {
   id: string;
+  /** Its owner: a person's account, or an organization. */
+  accountId: string;
   url: string;
   events: string[];
   description: string;
@@ -14,7 +16,7 @@ export interface WebhookRow {
   updatedAt: Date;
 }
 
-const LISTED = { id: true, url: true, events: true, description: true, enabled: true, disabledReason: true, failingSince: true, createdAt: true, updatedAt: true } as const;
+const LISTED = { id: true, accountId: true, url: true, events: true, description: true, enabled: true, disabledReason: true, failingSince: true, createdAt: true, updatedAt: true } as const;
 
 /** Locks the account's row (creations queue on it), then counts its endpoints. */
 export async function lockAndCountWebhooks(tx: Tx, accountId: string): Promise<number | null> {
@@ -202,13 +204,21 @@ export async function recordAttempt(db: Db, r: AttemptResult, leasedUntil: Date)
   });
 }
 
-/** Disables an endpoint failing since before `cutoff`; its owner's address when it did, else null. */
-export async function disableFailingEndpoint(tx: Tx, webhookId: string, cutoff: Date, now: Date): Promise<{ email: string; url: string; accountId: string } | null> {
-  const rows = await tx.$queryRaw<{ email: string; url: string; accountId: string }[]>`
+/**
+ * Disables an endpoint failing since before `cutoff`; when it did, its owner: a person's address,
+ * or an organization (no address: `org` is its slug), else null.
+ */
+export async function disableFailingEndpoint(
+  tx: Tx,
+  webhookId: string,
+  cutoff: Date,
+  now: Date,
+): Promise<{ email: string; url: string; accountId: string; org: string | null } | null> {
+  const rows = await tx.$queryRaw<{ email: string; url: string; accountId: string; org: string | null }[]>`
     UPDATE webhooks w SET enabled = false, disabled_reason = 'failing', updated_at = ${now}
     FROM accounts a
     WHERE w.id = ${webhookId} AND a.id = w.account_id AND w.enabled AND w.failing_since <= ${cutoff}
-    RETURNING a.email, w.url, a.id AS "accountId"`;
+    RETURNING a.email, w.url, a.id AS "accountId", CASE WHEN a.kind = 'org' THEN a.slug END AS org`;
   return rows[0] ?? null;
 }
 

@@ -18,15 +18,26 @@ export interface RenderedEmail {
 
 
 export interface Outbox {
-  enqueue(tx: Tx, to: string, email: RenderedEmail, accountId: string | null, linkExpiresAt?: Date): Promise<void>;
+  /**
+   * Queues the email in the caller's transaction; answers whether it did. An address without an
+   * `@` (an organization's empty one above all) is never queued: nothing would deliver it.
+   */
+  enqueue(tx: Tx, to: string, email: RenderedEmail, accountId: string | null, linkExpiresAt?: Date): Promise<boolean>;
   /** The bodies as enqueue stores them, for a statement that writes the row itself (sign-in). */
   seal(email: RenderedEmail): { textBody: string; htmlBody: string };
 }
+
+/** Something that can be an address: a local part, an `@`, a domain. */
+const isDeliverable = (to: string): boolean => {
+  const at = to.lastIndexOf('@');
+  return at > 0 && at < to.length - 1;
+};
 
 export function createOutbox(cipher: Cipher): Outbox {
   return {
     seal: (email) => ({ textBody: cipher.seal(email.text), htmlBody: cipher.seal(email.html) }),
     async enqueue(tx, to, email, accountId, linkExpiresAt) {
+      if (!isDeliverable(to)) return false;
       await tx.outboxEmail.create({
         data: {
           accountId,
@@ -39,6 +50,7 @@ export function createOutbox(cipher: Cipher): Outbox {
           extraHeaders: email.headers ? cipher.seal(JSON.stringify(email.headers)) : null,
         },
       });
+      return true;
     },
   };
 }

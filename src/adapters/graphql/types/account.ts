@@ -2,7 +2,7 @@
 import { type GraphQLResolveInfo, Kind } from 'graphql';
 import { confirmEmailChange, requestEmailChange } from '../../../domain/accounts/email-change.js';
 import { resendVerification, verifyEmail } from '../../../domain/accounts/email-verification.js';
-import { deleteAccount } from '../../../domain/accounts/deletion.js';
+import { deleteAccountWithOrgs } from '../../../domain/orgs/account-deletion.js';
 import { changePassword } from '../../../domain/accounts/password-change.js';
 import { forgotPassword, resetPassword } from '../../../domain/accounts/password-reset.js';
 import { signup } from '../../../domain/accounts/signup.js';
@@ -170,7 +170,7 @@ builder.mutationFields((t) => ({
     hashesPassword: true,
     args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      await deleteAccount(ctx.deps, ctx.viewer!, args, ctx.client);
+      await deleteAccountWithOrgs(ctx.deps, ctx.viewer!, args, ctx.client);
       ctx.clearSessionCookie();
       return true;
     },

@@ -18,7 +18,7 @@ export const ServiceTokenRef = builder.objectRef<TokenRow>('ServiceToken').imple
   }),
 });
 
-const CreatedServiceTokenRef = builder.objectRef<{ token: string; serviceToken: TokenRow }>('CreatedServiceToken').implement({
+export const CreatedServiceTokenRef = builder.objectRef<{ token: string; serviceToken: TokenRow }>('CreatedServiceToken').implement({
   fields: (t) => ({
     token: t.exposeString('token', { description: 'The secret (`tsk_…`): shown in this answer only, stored only hashed.' }),
     serviceToken: t.field({ type: ServiceTokenRef, resolve: (c) => c.serviceToken }),

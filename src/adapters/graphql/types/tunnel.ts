@@ -6,6 +6,7 @@ import { builder } from '../builder.js';
 import { TOKEN_REACH } from '../field-policy.js';
 import { AccountRef } from './account.js';
 import { actorOf } from '../context.js';
+import { orgAccess, tokenOrg } from '../../../domain/membership/access.js';
 
 const TunnelOwnerRef = builder.objectRef<TunnelView['owner']>('TunnelOwner').implement({
   tokenScopes: TOKEN_REACH.tunnelsRead,
@@ -65,8 +66,12 @@ builder.mutationFields((t) => ({
     tokenScopes: TOKEN_REACH.tunnelsWrite,
     args: { subdomain: t.arg.string({ required: true }), customDomain: t.arg.string(), access: t.arg.string(), allowedEmails: t.arg.stringList() },
     resolve: async (_root, args, ctx) => {
-      const id = await createTunnel(ctx.deps, ctx.viewer!.accountId, args);
-      return getTunnel(ctx.deps, actorOf(ctx), id);
+      const actor = actorOf(ctx);
+      // An organization's own token creates the organization's tunnel, as createOrganizationTunnel does.
+      const org = await tokenOrg(ctx.deps, actor.viewer);
+      const scope = org && (await orgAccess(ctx.deps, actor, org.slug, (args.access != null && args.access !== 'public') || args.allowedEmails != null ? 'tunnels.access' : 'tunnels.create'));
+      const id = await createTunnel(ctx.deps, actor.viewer.accountId, args, scope);
+      return getTunnel(ctx.deps, actor, id);
     },
   }),
   updateTunnel: t.field({

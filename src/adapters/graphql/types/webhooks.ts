@@ -8,10 +8,12 @@ import {
   deleteWebhook,
   listDeliveries,
   listWebhooks,
+  personalOwner,
   retryDelivery,
   rotateWebhookSecret,
   sendTestEvent,
   updateWebhook,
+  type WebhookInput,
 } from '../../../domain/webhooks/endpoints.js';
 import { builder } from '../builder.js';
 import { AccountRef } from './account.js';
@@ -37,6 +39,14 @@ export const WebhookDeliveryRef = builder.objectRef<AttemptView>('WebhookDeliver
   }),
 });
 
+/** An update's fields: absent and null are told apart (null clears nothing and is refused where it means nothing). */
+export const webhookUpdate = (args: { url?: string | null; events?: readonly string[] | null; description?: string | null; enabled?: boolean | null }): WebhookInput => ({
+  ...(args.url !== undefined ? { url: args.url } : {}),
+  ...(args.events !== undefined ? { events: args.events } : {}),
+  ...(args.description !== undefined ? { description: args.description } : {}),
+  ...(args.enabled !== undefined ? { enabled: args.enabled } : {}),
+});
+
 export const WebhookRef = builder.objectRef<WebhookRow>('Webhook').implement({
   description: 'An endpoint that receives signed events (Standard Webhooks 1.0).',
   fields: (t) => ({
@@ -51,12 +61,13 @@ export const WebhookRef = builder.objectRef<WebhookRow>('Webhook').implement({
       type: [WebhookDeliveryRef],
       description: 'Delivery attempts, newest first.',
       args: { first: t.arg.int({ required: false, description: '1–100, default 50.' }) },
-      resolve: (w, args, ctx) => listDeliveries(ctx.deps, ctx.viewer!.accountId, w.id, args.first),
+      // The endpoint's own account: it was reached through its owner (me.webhooks, or an organization the caller manages).
+      resolve: (w, args, ctx) => listDeliveries(ctx.deps, w.accountId, w.id, args.first),
     }),
   }),
 });
 
-const CreatedWebhookRef = builder.objectRef<{ secret: string; webhook: WebhookRow }>('CreatedWebhook').implement({
+export const CreatedWebhookRef = builder.objectRef<{ secret: string; webhook: WebhookRow }>('CreatedWebhook').implement({
   fields: (t) => ({
     secret: t.exposeString('secret', { description: 'The signing secret (`whsec_…`): shown in this answer only.' }),
     webhook: t.field({ type: WebhookRef, resolve: (c) => c.webhook }),
@@ -92,7 +103,7 @@ builder.mutationFields((t) => ({
       description: t.arg.string({ required: false }),
     },
     resolve: async (_root, args, ctx) => {
-      const created = await createWebhook(ctx.deps, ctx.viewer!, args, ctx.client);
+      const created = await createWebhook(ctx.deps, personalOwner(ctx.viewer!, ctx.client), args);
       return { secret: created.secret, webhook: created.row };
     },
   }),
@@ -108,19 +119,13 @@ builder.mutationFields((t) => ({
       enabled: t.arg.boolean({ required: false }),
     },
     resolve: (_root, args, ctx) =>
-      updateWebhook(ctx.deps, ctx.viewer!, String(args.id), {
-        // Absent and null are told apart: null clears nothing and is refused where it means nothing.
-        ...(args.url !== undefined ? { url: args.url } : {}),
-        ...(args.events !== undefined ? { events: args.events } : {}),
-        ...(args.description !== undefined ? { description: args.description } : {}),
-        ...(args.enabled !== undefined ? { enabled: args.enabled } : {}),
-      }),
+      updateWebhook(ctx.deps, personalOwner(ctx.viewer!, ctx.client), String(args.id), webhookUpdate(args)),
   }),
   deleteWebhook: t.boolean({
     authScopes: { signedIn: true },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      await deleteWebhook(ctx.deps, ctx.viewer!.accountId, String(args.id), ctx.client);
+      await deleteWebhook(ctx.deps, personalOwner(ctx.viewer!, ctx.client), String(args.id));
       return true;
     },
   }),
@@ -128,7 +133,7 @@ builder.mutationFields((t) => ({
     description: 'A new signing secret, shown once; for 24 hours deliveries carry signatures of both.',
     authScopes: { signedIn: true },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => rotateWebhookSecret(ctx.deps, ctx.viewer!, String(args.id)),
+    resolve: (_root, args, ctx) => rotateWebhookSecret(ctx.deps, personalOwner(ctx.viewer!, ctx.client), String(args.id)),
   }),
   sendWebhookTest: t.string({
     description: 'Queues a `webhook.test` event for this endpoint, whatever it subscribes to; answers its event id.',

@@ -181,8 +181,13 @@ export const accountRoutes: RestRoute[] = [
   route({
     method: 'DELETE',
     url: '/api/account',
-    summary: 'Delete the account and everything it owns.',
-    errors: { 400: 'The typed email does not match.', 401: 'Wrong password.', 429: 'Too many wrong passwords (the sign-in limits).' },
+    summary: 'Delete the account and everything it owns, with the organizations it is the only member of.',
+    errors: {
+      400: 'The typed email does not match.',
+      401: 'Wrong password.',
+      409: 'The account is the last owner of organizations with other members (ownsOrganizations, naming them).',
+      429: 'Too many wrong passwords (the sign-in limits).',
+    },
     document: graphql('mutation ($email: String!, $password: String!) { deleteAccount(email: $email, password: $password) }'),
     body: { email: 'email', password: 'password' },
     status: 204,

@@ -3,11 +3,11 @@ import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { route, signedIn, type RestRoute } from '../route.js';
 import { CreatedServiceToken, ServiceTokenList } from '../schemas.js';
 
-const ServiceTokenFields = graphql(`
+export const ServiceTokenFields = graphql(`
   fragment ServiceTokenFields on ServiceToken { id name scopes createdAt expiresAt lastUsedAt lastUsedIp }
 `);
 
-const tokenJson = (t: ResultOf<typeof ServiceTokenFields>) => ({
+export const tokenJson = (t: ResultOf<typeof ServiceTokenFields>) => ({
   id: t.id,
   name: t.name,
   scopes: t.scopes,
@@ -16,6 +16,12 @@ const tokenJson = (t: ResultOf<typeof ServiceTokenFields>) => ({
   last_used_at: t.lastUsedAt,
   last_used_ip: t.lastUsedIp,
 });
+
+/** A new token as POST /api/tokens answers it: the secret, once, and no address of a use yet. */
+export const createdTokenJson = (c: { token: string; serviceToken: ResultOf<typeof ServiceTokenFields> }) => {
+  const { last_used_ip: _ip, ...token } = tokenJson(c.serviceToken);
+  return { ...token, token: c.token };
+};
 
 export const tokenRoutes: RestRoute[] = [
   route({
@@ -31,10 +37,7 @@ export const tokenRoutes: RestRoute[] = [
     ),
     body: { name: 'name', scopes: 'scopes', expires_in_days: 'expiresInDays' },
     status: 201,
-    respond: (d) => {
-      const { last_used_ip: _ip, ...token } = tokenJson(d.createServiceToken.serviceToken);
-      return { ...token, token: d.createServiceToken.token };
-    },
+    respond: (d) => createdTokenJson(d.createServiceToken),
   }),
   route({
     method: 'GET',

@@ -3,15 +3,15 @@ import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { route, signedIn, type RestRoute } from '../route.js';
 import { CreatedWebhook, Webhook, WebhookDeliveryLog, WebhookList, WebhookSecret, WebhookTestSent } from '../schemas.js';
 
-const WebhookFields = graphql(`
+export const WebhookFields = graphql(`
   fragment WebhookFields on Webhook { id url events description enabled disabledReason createdAt }
 `);
 
-const DeliveryFields = graphql(`
+export const DeliveryFields = graphql(`
   fragment DeliveryFields on WebhookDelivery { id deliveryId eventId type attempt statusCode error durationMs at nextAttemptAt }
 `);
 
-const webhookJson = (w: ResultOf<typeof WebhookFields>) => ({
+export const webhookJson = (w: ResultOf<typeof WebhookFields>) => ({
   id: w.id,
   url: w.url,
   events: w.events,
@@ -21,7 +21,7 @@ const webhookJson = (w: ResultOf<typeof WebhookFields>) => ({
   created_at: w.createdAt,
 });
 
-const deliveryJson = (d: ResultOf<typeof DeliveryFields>) => ({
+export const deliveryJson = (d: ResultOf<typeof DeliveryFields>) => ({
   id: d.id,
   delivery_id: d.deliveryId,
   event_id: d.eventId,
