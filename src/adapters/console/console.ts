@@ -8,7 +8,10 @@ import { escapeHtml } from '../../infra/html/escape.js';
 import { browserBundle, CONSOLE_BUNDLE } from '../browser-bundle.js';
 
 /** The client-side routes (src/adapters/console/client/main.ts), plus `/`. */
-export const CONSOLE_ROUTES = ['/', '/sign-in', '/sign-up', '/forgot-password', '/mfa', '/account', '/security', '/tunnels', '/tokens', '/webhooks', '/device', '/oauth/consent', '/invitations/accept'] as const;
+export const CONSOLE_ROUTES = ['/', '/sign-in', '/sign-up', '/forgot-password', '/mfa', '/account', '/security', '/tunnels', '/tokens', '/webhooks', '/device', '/oauth/consent', '/invitations/accept', '/orgs/new'] as const;
+
+/** An organization's pages, at /orgs/<slug>/<page> (the client decides whether the slug is the caller's). */
+export const CONSOLE_ORG_PAGES = ['tunnels', 'members', 'audit', 'settings'] as const;
 
 /** Strict: same-origin script and stylesheet only, no inline anything, no eval, no framing. */
 export const CONSOLE_CSP =
@@ -60,7 +63,7 @@ export function registerConsole(app: FastifyInstance, opts: { serviceName: strin
   if (!opts.enabled) return;
   app.get('/assets/console.js', async (_req, reply) => asset(reply, 'text/javascript; charset=utf-8', await consoleBundle('console.js')));
   const html = consoleShell(opts.serviceName, opts.apiDocs);
-  for (const path of [...CONSOLE_ROUTES, ...(opts.extraRoutes ?? [])]) {
+  for (const path of [...CONSOLE_ROUTES, ...CONSOLE_ORG_PAGES.map((page) => `/orgs/:slug/${page}`), ...(opts.extraRoutes ?? [])]) {
     app.get(path, async (_req, reply) => reply.headers(CONSOLE_HEADERS).send(html));
   }
 }

@@ -14,7 +14,7 @@ const gqlProviders = async (s: { request: ReturnType<typeof useServer>['request'
 describe('APP_URL is this server (the default)', () => {
   const s = useServer();
 
-  for (const path of ['/', '/sign-in', '/sign-up', '/forgot-password', '/mfa', '/account', '/security', '/tunnels', '/tokens', '/passkeys']) {
+  for (const path of ['/', '/sign-in', '/sign-up', '/forgot-password', '/mfa', '/account', '/security', '/tunnels', '/tokens', '/passkeys', '/orgs/new', '/orgs/acme/tunnels', '/orgs/acme/members', '/orgs/acme/audit', '/orgs/acme/settings']) {
     test(`GET ${path} answers the console's shell with its strict CSP`, async () => {
       const r = await s.request(path);
       assert.equal(r.status, 200);
@@ -26,9 +26,11 @@ describe('APP_URL is this server (the default)', () => {
   }
 
   test('an unknown path is still the API 404, not the shell', async () => {
-    const r = await s.request('/no-such-page');
-    assert.equal(r.status, 404);
-    assert.match(String(r.headers['content-type']), /problem\+json/);
+    for (const path of ['/no-such-page', '/orgs/acme/no-such-page', '/orgs/acme']) {
+      const r = await s.request(path);
+      assert.equal(r.status, 404, path);
+      assert.match(String(r.headers['content-type']), /problem\+json/, path);
+    }
   });
 
   test('the bundle and stylesheet are served; Query.providers is empty with no provider configured', async () => {

@@ -5,10 +5,11 @@ import { gql } from './api.js';
 import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { h, type Child } from './dom.js';
 
-/** What every page knows of the signed-in account (`tunnelHostSuffix`: `--<slug>.ZONE`). */
+/** What every page knows of the signed-in account (`tunnelHostSuffix`: `--<slug>.ZONE`), and its organizations (the switcher). */
 const MeFields = graphql(`
   fragment MeFields on Account {
     id email emailVerified hasPassword slug tunnelHostSuffix plan lastLogin { at ip } linkedProviders { provider email linkedAt }
+    organizations { slug name role }
   }
 `);
 

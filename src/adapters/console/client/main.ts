@@ -5,7 +5,7 @@ import { accountView } from './account.js';
 import { explain, gql } from './api.js';
 import { graphql } from '../../documents/graphql.js';
 import { flash, link, loadBoot, providerLabel, returnAfterSignIn, setNavigate, signedInHome, state, type Boot, type Me } from './app.js';
-import { h, statusLine } from './dom.js';
+import { h, statusLine, type Child } from './dom.js';
 import { securityView } from './security.js';
 import { forgotPasswordView, signInView, signUpView, ssoErrorText } from './signed-out.js';
 import { mfaView } from './mfa.js';
@@ -17,8 +17,12 @@ import { deviceView } from './device.js';
 import { consentView } from './consent.js';
 import { invitationView } from './invitation.js';
 import { resendVerificationButton } from './resend-verification.js';
+import { auditView, membersView, newOrgView, orgSettingsView } from './orgs.js';
+import { can, orgOwner, orgPath, type Owner } from './owner.js';
+import type { OrgAction } from '../../../domain/membership/roles.js';
 
 type Page = { title: string; auth: 'in' | 'out' | 'any'; render: (boot: Boot, me: Me | null) => Node | Promise<Node> };
+type Org = Extract<Owner, { kind: 'org' }>;
 
 const serviceName = document.querySelector<HTMLMetaElement>('meta[name="service-name"]')?.content ?? 'Tunnel Service';
 
@@ -42,17 +46,103 @@ const PAGES: Record<string, Page> = {
       return securityView(me!, boot, refresh, taken);
     },
   },
-  '/tunnels': { title: 'Tunnels', auth: 'in', render: (_b, me) => tunnelsView(me!) },
+  '/tunnels': { title: 'Tunnels', auth: 'in', render: (_b, me) => tunnelsView({ kind: 'account', me: me! }) },
   '/tokens': { title: 'Access tokens', auth: 'in', render: () => tokensView() },
   '/webhooks': { title: 'Webhooks', auth: 'in', render: () => webhooksView() },
   '/device': { title: 'Connect a device', auth: 'in', render: () => deviceView() },
   '/oauth/consent': { title: 'Allow access?', auth: 'in', render: (_b, me) => consentView(me!) },
   '/invitations/accept': { title: 'Invitation', auth: 'in', render: (_b, me) => invitationView(me!) },
+  '/orgs/new': { title: 'New organization', auth: 'in', render: () => newOrgView() },
 };
+
+/** An organization's pages, at /orgs/<slug>/<page>, each offered when the caller's role allows it. */
+const ORG_PAGES: Record<string, { title: string; nav: string; needs: OrgAction; render: (org: Org) => Node | Promise<Node> }> = {
+  tunnels: { title: 'Tunnels', nav: 'Tunnels', needs: 'tunnels.read', render: (org) => tunnelsView(org) },
+  members: { title: 'Members', nav: 'Members', needs: 'members.read', render: (org) => membersView(org) },
+  audit: { title: 'Audit log', nav: 'Audit log', needs: 'audit.read', render: (org) => auditView(org) },
+  settings: { title: 'Settings', nav: 'Settings', needs: 'org.rename', render: (org) => orgSettingsView(org) },
+};
+
+const ORG_PATH = /^\/orgs\/([a-z0-9-]+)\/([a-z]+)$/;
+
+/** The organization and page of an /orgs/<slug>/<page> path, if it is one. */
+function orgRoute(path: string): { slug: string; page: string } | null {
+  const m = ORG_PATH.exec(path);
+  return m ? { slug: m[1]!, page: m[2]! } : null;
+}
+
+/** The page an organization's path shows to `me`: a stranger's organization (or a page the role does not offer) is not found. */
+function orgPage(path: string, me: Me | null): Page | null {
+  const route = orgRoute(path);
+  const page = route ? ORG_PAGES[route.page] : undefined;
+  if (!route || !page) return null;
+  return {
+    title: page.title,
+    auth: 'in',
+    render: (_b, signedIn) => {
+      const org = orgOwner(signedIn!, route.slug) as Org | null;
+      if (!org) return notFoundContent(me);
+      if (!can(org, page.needs)) return h('div', {}, h('h1', { tabindex: -1 }, page.title), h('p', { class: 'status error', role: 'alert' }, `Your role in ${org.name} (${org.role}) does not include this page.`));
+      return page.render(org);
+    },
+  };
+}
+
+function notFoundContent(me: Me | null): HTMLElement {
+  return h('div', {}, h('h1', { tabindex: -1 }, 'Page not found'), h('p', {}, 'There is nothing at this address. ', link(me ? '/account' : '/sign-in', 'Go to the console')));
+}
 /** Paths other helpers' pages used; the console answers them. */
 const ALIASES: Record<string, string> = { '/passkeys': '/security', '/settings': '/account' };
 
 const app = document.getElementById('app')!;
+
+const PERSONAL_NAV: [string, string][] = [
+  ['/account', 'Account'],
+  ['/security', 'Security'],
+  ['/tunnels', 'Tunnels'],
+  ['/tokens', 'Access tokens'],
+  ['/webhooks', 'Webhooks'],
+];
+
+/** The navigation of whose pages are on screen: the person's own, or the organization's its role offers. */
+function navItems(me: Me, path: string): [string, string][] {
+  const route = orgRoute(path);
+  const org = route ? (orgOwner(me, route.slug) as Org | null) : null;
+  if (!org) return PERSONAL_NAV;
+  return Object.entries(ORG_PAGES)
+    .filter(([, p]) => can(org, p.needs))
+    .map(([name, p]): [string, string] => [orgPath(org.slug, name), p.nav]);
+}
+
+/**
+ * The account/organization switcher: a disclosure listing the person's own account and each
+ * organization (with the role), and "New organization". Switching keeps the kind of page when
+ * the other side has it (Tunnels stays Tunnels).
+ */
+function switcher(me: Me, path: string): HTMLElement {
+  const route = orgRoute(path);
+  const current = route ? orgOwner(me, route.slug) : null;
+  const kind = route?.page ?? path.slice(1);
+  const personalPath = PERSONAL_NAV.some(([href]) => href === `/${kind}`) ? `/${kind}` : '/tunnels';
+  const item = (href: string, label: Child, here: boolean) => h('li', {}, h('a', { href, 'data-link': true, ...(here ? { 'aria-current': 'true' } : {}) }, label));
+  const orgs = me.organizations.map((o) => {
+    const org = orgOwner(me, o.slug);
+    const page = org && ORG_PAGES[kind] && can(org, ORG_PAGES[kind].needs) ? kind : 'tunnels';
+    return item(orgPath(o.slug, page), [h('span', { class: 'name' }, o.name), ' ', h('span', { class: 'muted' }, o.role)], current?.kind === 'org' && current.slug === o.slug);
+  });
+  return h(
+    'details',
+    { class: 'switcher' },
+    h('summary', {}, h('span', { class: 'visually-hidden' }, 'Switch account. Now: '), h('span', { class: 'current' }, current?.kind === 'org' ? current.name : 'Personal account')),
+    h(
+      'ul',
+      { class: 'switcher-list', 'aria-label': 'Accounts and organizations' },
+      item(personalPath, [h('span', { class: 'name' }, 'Personal account'), ' ', h('span', { class: 'muted' }, me.slug)], !path.startsWith('/orgs/')),
+      orgs,
+      item('/orgs/new', '+ New organization', path === '/orgs/new'),
+    ),
+  );
+}
 
 function header(me: Me | null, path: string): HTMLElement {
   const nav = me
@@ -62,13 +152,7 @@ function header(me: Me | null, path: string): HTMLElement {
         h(
           'ul',
           {},
-          [
-            ['/account', 'Account'],
-            ['/security', 'Security'],
-            ['/tunnels', 'Tunnels'],
-            ['/tokens', 'Access tokens'],
-            ['/webhooks', 'Webhooks'],
-          ].map(([href, text]) => h('li', {}, h('a', { href: href!, 'data-link': true, ...(path === href ? { 'aria-current': 'page' } : {}) }, text!))),
+          navItems(me, path).map(([href, text]) => h('li', {}, h('a', { href, 'data-link': true, ...(path === href ? { 'aria-current': 'page' } : {}) }, text))),
         ),
       )
     : null;
@@ -91,7 +175,12 @@ function header(me: Me | null, path: string): HTMLElement {
   return h(
     'header',
     { class: 'top' },
-    h('div', { class: 'bar' }, h('a', { href: me ? '/account' : '/sign-in', 'data-link': true, class: 'brand' }, serviceName), me ? h('span', { class: 'who' }, h('span', { class: 'email' }, me.email), ' ', signOut) : null),
+    h(
+      'div',
+      { class: 'bar' },
+      h('span', { class: 'where' }, h('a', { href: me ? '/account' : '/sign-in', 'data-link': true, class: 'brand' }, serviceName), me ? switcher(me, path) : null),
+      me ? h('span', { class: 'who' }, h('span', { class: 'email' }, me.email), ' ', signOut) : null,
+    ),
     nav,
   );
 }
@@ -155,10 +244,10 @@ async function render(rawPath: string, opts: { keepFocus?: boolean } = {}): Prom
     const keep = error && !me ? location.search : '';
     history.replaceState(null, '', path + keep);
   }
-  let page = PAGES[path];
+  let page = PAGES[path] ?? orgPage(path, me);
   if (!page) {
     document.title = `Not found · ${serviceName}`;
-    app.replaceChildren(header(me, path), h('main', { id: 'main' }, h('h1', { tabindex: -1 }, 'Page not found'), h('p', {}, 'There is nothing at this address. ', link(me ? '/account' : '/sign-in', 'Go to the console'))));
+    app.replaceChildren(header(me, path), h('main', { id: 'main' }, notFoundContent(me)));
     return;
   }
   if (page.auth === 'in' && !me) {

@@ -70,7 +70,7 @@ export async function webhooksView(): Promise<Node> {
     const cell = (i: number, ...content: Child[]) => h('td', { 'data-label': COLUMNS[i] }, ...content);
     return h(
       'table',
-      { class: 'deliveries' },
+      { class: 'table deliveries' },
       h('thead', {}, h('tr', {}, COLUMNS.map((c) => h('th', { scope: 'col' }, c)), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Action')))),
       h(
         'tbody',
