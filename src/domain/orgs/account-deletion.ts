@@ -6,7 +6,7 @@
 // area never depends on this one.
 import type { ClientInfo, Viewer } from '../context.js';
 import { conflict, PROBLEMS } from '../errors.js';
-import { deleteAccount } from '../accounts/deletion.js';
+import { deleteAccount, type DeletionHooks } from '../accounts/deletion.js';
 import { findOrgById, lockOwnedOrgs, selectSoleOwnerships } from '../membership/store.js';
 import { removeOrg } from './orgs.js';
 
@@ -19,7 +19,12 @@ const ownsOrganizations = (slugs: string[]) =>
   );
 
 export async function deleteAccountWithOrgs(deps: FlowDeps, viewer: Viewer, input: { email: string; password: string }, client: ClientInfo): Promise<void> {
-  await deleteAccount(deps, viewer, input, client, {
+  await deleteAccount(deps, viewer, input, client, orgDeletionHooks(deps));
+}
+
+/** What the account's organizations need around its deletion. */
+export function orgDeletionHooks(deps: FlowDeps): Required<DeletionHooks> {
+  return {
     async before(accountId) {
       const sole = await selectSoleOwnerships(deps.db, accountId);
       const shared = sole.filter((o) => o.others > 0);
@@ -36,5 +41,5 @@ export async function deleteAccountWithOrgs(deps: FlowDeps, viewer: Viewer, inpu
       const sole = await selectSoleOwnerships(tx, accountId);
       if (sole.length > 0) throw ownsOrganizations(sole.map((o) => o.slug));
     },
-  });
+  };
 }
