@@ -75,7 +75,8 @@ export class RefreshRotations {
       const remembered = await this.deps.cache.get(rotationKey);
       if (remembered !== null) {
         const again = clientId === null ? null : await this.again(JSON.parse(remembered) as Rotation, clientId);
-        return again ?? forward();
+        // Awaited here, so the turn is held until the provider has answered.
+        return again ?? (await forward());
       }
       const answer = await forward();
       // Remembering is for the racing presentation; failing to, it would be reuse (fails closed),
