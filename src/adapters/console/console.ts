@@ -11,7 +11,7 @@ import { browserBundle, CONSOLE_BUNDLE } from '../browser-bundle.js';
 export const CONSOLE_ROUTES = ['/', '/sign-in', '/sign-up', '/forgot-password', '/mfa', '/account', '/security', '/tunnels', '/tokens', '/webhooks', '/device', '/oauth/consent', '/invitations/accept', '/orgs/new'] as const;
 
 /** An organization's pages, at /orgs/<slug>/<page> (the client decides whether the slug is the caller's). */
-export const CONSOLE_ORG_PAGES = ['tunnels', 'members', 'audit', 'settings'] as const;
+export const CONSOLE_ORG_PAGES = ['tunnels', 'members', 'tokens', 'webhooks', 'audit', 'settings'] as const;
 
 /** Strict: same-origin script and stylesheet only, no inline anything, no eval, no framing. */
 export const CONSOLE_CSP =

@@ -1,12 +1,13 @@
 // Every page a newcomer meets, at a phone's width and a desktop's, in headless Chromium: the
 // console's pages with the data each needs (tunnels, a token, webhooks with a delivered and a
 // failed delivery, two-step sign-in on), the consent and device pages, GraphiQL and the status
-// page. A page fails when it scrolls sideways, when a navigation item is cut off, or when text
-// overflows its box (cut off by a box that hides overflow, or past the viewport). Along the way,
-// what a newcomer does there: errors shown beside their field and gone when it changes or on
-// success, a long pasted name refused with its reason, the confirmation dialog naming the action,
-// Retry only on failed deliveries, activity in words, the same MCP URL as the card link, one
-// date format. With SCREENSHOT_DIR set, each page is saved there at both widths.
+// page, and an organization's pages (the switcher open, a long name). A page fails when it
+// scrolls sideways, when a navigation item is cut off, or when text overflows its box (cut off by
+// a box that hides overflow, or past the viewport). Along the way, what a newcomer does there:
+// errors shown beside their field and gone when it changes or on success, a long pasted name
+// refused with its reason, the confirmation dialog naming the action, Retry only on failed
+// deliveries, activity in words, the same MCP URL as the card link, one date format. With
+// SCREENSHOT_DIR set, each page is saved there at both widths.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ import { REDIRECT, pkce, register } from '../../support/oauth.js';
 import { freePort } from '../../support/programs.js';
 import { useServer } from '../../support/server.js';
 import { enableTwoStep } from '../../support/totp.js';
+import { addMember, uniqueOrgSlug } from '../../support/orgs.js';
 import { WebhookReceiver } from '../../support/webhook-receiver.js';
 import { assertClean, needsChromium, newContext, useBrowser } from './browser.js';
 
@@ -300,6 +302,49 @@ test('security with two-step on: activity in words, and one date format on the p
   for (const t of times) assert.match(t, /^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}$/);
   await p.locator('#two-step').getByText('Recovery codes left: 10.', { exact: false }).waitFor();
   await fits(p, 'security');
+});
+
+test('an organization’s pages fit, with the switcher open and a long name, host, member, token, webhook and audit log', needsChromium(), async () => {
+  const slug = uniqueOrgSlug('analytical');
+  const made = await s.request('/api/orgs', { method: 'POST', bearer: person.token, body: { slug, name: 'The Analytical Engine Company of Greater London and the Home Counties' } });
+  assert.equal(made.status, 201, made.text);
+  const tunnel = await s.request(`/api/orgs/${slug}/tunnels`, {
+    method: 'POST',
+    bearer: person.token,
+    body: { subdomain: 'difference-engine-number-two', access: 'oauth', allowed_emails: ['charles.babbage@analytical-engines.example'] },
+  });
+  assert.equal(tunnel.status, 201, tunnel.text);
+  const colleague = await signedIn(s, { verified: true });
+  await addMember(s, made.json, colleague, 'admin');
+  assert.equal((await s.request('/api/account/reauth', { method: 'POST', bearer: person.token, body: { password: person.password } })).status, 204);
+  const invited = await s.request(`/api/orgs/${slug}/invitations`, { method: 'POST', bearer: person.token, body: { email: 'ada.lovelace.the.first.programmer@analytical-engines.example', role: 'member' } });
+  assert.equal(invited.status, 201, invited.text);
+  const token = await s.request(`/api/orgs/${slug}/tokens`, { method: 'POST', bearer: person.token, body: { name: 'nightly deploy of the difference engine', scopes: ['tunnels:read'] } });
+  assert.equal(token.status, 201, token.text);
+  const hook = await s.request(`/api/orgs/${slug}/webhooks`, { method: 'POST', bearer: person.token, body: { url: `${receiver().url}/organization/hooks/for/the/members`, events: ['org.member', 'tunnel.created'] } });
+  assert.equal(hook.status, 201, hook.text);
+
+  const p = page();
+  await p.goto(url(`/orgs/${slug}/tunnels`));
+  await p.locator('li.tunnel').first().waitFor();
+  await p.locator('.switcher summary').click();
+  await p.getByRole('list', { name: 'Accounts and organizations' }).waitFor();
+  await fits(p, 'org-switcher');
+  for (const [page, ready] of [
+    ['tunnels', 'li.tunnel'],
+    ['members', 'li.invitation'],
+    ['tokens', 'li.token'],
+    ['webhooks', 'li.webhook'],
+    ['audit', 'table.audit tbody tr'],
+    ['settings', '#delete-org'],
+  ] as const) {
+    await p.goto(url(`/orgs/${slug}/${page}`));
+    await p.locator(ready).first().waitFor();
+    for (const t of await main().locator('time').allTextContents()) assert.match(t, /^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}$/, `one date format on ${page}`);
+    await fits(p, `org-${page}`);
+  }
+  const events = await p.locator('table.audit tbody td:first-child').allInnerTexts();
+  assert.ok(!events.some((e) => e.includes('_')), 'the audit log in words');
 });
 
 test('device and consent pages fit, with a request on screen', needsChromium(), async () => {

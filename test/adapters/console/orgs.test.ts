@@ -10,15 +10,18 @@ import type { Page } from 'playwright-core';
 import { PASSWORD, signedIn, type SignedIn } from '../../support/accounts.js';
 import { useFixture } from '../../support/fixture.js';
 import { freePort } from '../../support/programs.js';
+import { uniqueOrgSlug } from '../../support/orgs.js';
 import { uniqueEmail, useServer } from '../../support/server.js';
+import { WebhookReceiver } from '../../support/webhook-receiver.js';
 import { assertAccessible, assertClean, needsChromium, newContext, useBrowser } from './browser.js';
 
 const ZONE = 'tunnels.localhost';
 const port = useFixture(() => freePort(), async () => {}, needsChromium());
+const receiver = useFixture(() => WebhookReceiver.start(), (r) => r.close(), needsChromium());
 const s = useServer(
   () => {
     const origin = `http://localhost:${port()}`;
-    return { port: port(), env: { BASE_URL: origin, APP_URL: origin, ZONE } };
+    return { port: port(), env: { BASE_URL: origin, APP_URL: origin, ZONE, WEBHOOK_ALLOW_PRIVATE: 'true' } };
   },
   needsChromium(),
 );
@@ -34,7 +37,7 @@ const ctx = useFixture(
 const page = (): Page => ctx().page;
 const url = (path: string) => `${s.url}${path}`;
 const main = () => page().locator('main');
-const slug = `acme-${Date.now().toString(36)}`;
+const slug = uniqueOrgSlug('acme');
 let owner: SignedIn;
 let member: SignedIn;
 
@@ -91,7 +94,7 @@ test('the switcher creates an organization; its Tunnels page creates a tunnel on
   await p.waitForURL(url(`/orgs/${slug}/tunnels`));
   await main().getByText('Acme Tools is created, and you are its owner.', { exact: false }).waitFor();
   assert.equal(await p.locator('.switcher summary .current').innerText(), 'Acme Tools');
-  assert.deepEqual(await navLinks(p), ['Tunnels', 'Members', 'Audit log', 'Settings']);
+  assert.deepEqual(await navLinks(p), ['Tunnels', 'Members', 'Access tokens', 'Webhooks', 'Audit log', 'Settings']);
   assert.match(await main().locator('.org-line').innerText(), /Acme Tools · your role: owner/);
 
   const tunnels = p.locator('#new-tunnel');
@@ -209,6 +212,50 @@ test('audit log: in words, newest first, older events on request', needsChromium
   assert.equal(await cells(56).nth(2).innerText(), `${member.email}, member → admin`);
   assert.equal(await cells(59).nth(2).innerText(), `notes, ${owner.slug} → ${slug}`);
   await fits(p, 'the whole audit log');
+});
+
+test('the organization’s access tokens and webhooks: its own scopes and events', needsChromium(), async () => {
+  const p = page();
+  await p.getByRole('link', { name: 'Access tokens' }).click();
+  await p.waitForURL(url(`/orgs/${slug}/tokens`));
+  const form = p.locator('#new-token');
+  await form.waitFor();
+  assert.deepEqual(await form.getByRole('checkbox').evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).value)), ['tunnels:read', 'tunnels:write'], 'its tokens reach tunnels only');
+  await form.getByLabel('Name').fill('deploy from CI');
+  await form.getByRole('button', { name: 'Create token' }).click();
+  const secret = await form.getByRole('textbox', { name: 'The token "deploy from CI"' }).inputValue();
+  await p.locator('li.token').filter({ hasText: 'deploy from CI' }).waitFor();
+  const tokens = (await s.request(`/api/orgs/${slug}/tokens`, { bearer: owner.token })).json.tokens as { name: string }[];
+  assert.deepEqual(tokens.map((t) => t.name), ['deploy from CI']);
+  assert.equal((await s.request(`/api/orgs/${slug}/tunnels`, { bearer: secret })).status, 200, 'the secret shown is the organization’s token');
+  await fits(p, 'organization tokens');
+
+  await p.getByRole('link', { name: 'Webhooks' }).click();
+  await p.waitForURL(url(`/orgs/${slug}/webhooks`));
+  const hook = p.locator('#new-webhook');
+  await hook.waitFor();
+  const labels = await hook.locator('label.check').allInnerTexts();
+  assert.ok(labels.some((l) => l.startsWith('Members join, leave or change role')));
+  assert.ok(!labels.some((l) => l.startsWith('Security activity')), 'no personal security events');
+  await hook.getByLabel('Endpoint URL').fill(`${receiver().url}/acme/hooks`);
+  await hook.getByLabel('Members join, leave or change role').check();
+  await hook.getByRole('button', { name: 'Add webhook' }).click();
+  await hook.getByRole('textbox', { name: 'Signing secret' }).waitFor();
+  const row = p.locator('li.webhook').filter({ hasText: '/acme/hooks' });
+  await row.getByRole('button', { name: /^Send a test event to/ }).click();
+  await main().getByText('A test event is on its way.').waitFor();
+  const hooks = (await s.request(`/api/orgs/${slug}/webhooks`, { bearer: owner.token })).json.webhooks as { id: string; events: string[] }[];
+  assert.deepEqual(hooks.map((w) => w.events), [['org.member']]);
+  // Delivered (the receiver answered): the log shows it once opened again.
+  for (const deadline = Date.now() + 10_000; ; await new Promise((r) => setTimeout(r, 100))) {
+    const log = await s.request(`/api/orgs/${slug}/webhooks/${hooks[0]!.id}/deliveries`, { bearer: owner.token });
+    if (log.json.deliveries?.length) break;
+    assert.ok(Date.now() < deadline, 'a delivery is logged');
+  }
+  await p.reload();
+  await row.getByRole('button', { name: /^Show deliveries of/ }).click();
+  await row.locator('table.deliveries tbody tr.ok').first().waitFor();
+  await fits(p, 'organization webhooks');
 });
 
 test('a member sees only what the role allows, and can leave', needsChromium(), async () => {

@@ -14,7 +14,7 @@ const gqlProviders = async (s: { request: ReturnType<typeof useServer>['request'
 describe('APP_URL is this server (the default)', () => {
   const s = useServer();
 
-  for (const path of ['/', '/sign-in', '/sign-up', '/forgot-password', '/mfa', '/account', '/security', '/tunnels', '/tokens', '/passkeys', '/orgs/new', '/orgs/acme/tunnels', '/orgs/acme/members', '/orgs/acme/audit', '/orgs/acme/settings']) {
+  for (const path of ['/', '/sign-in', '/sign-up', '/forgot-password', '/mfa', '/account', '/security', '/tunnels', '/tokens', '/passkeys', '/orgs/new', '/orgs/acme/tunnels', '/orgs/acme/members', '/orgs/acme/tokens', '/orgs/acme/webhooks', '/orgs/acme/audit', '/orgs/acme/settings']) {
     test(`GET ${path} answers the console's shell with its strict CSP`, async () => {
       const r = await s.request(path);
       assert.equal(r.status, 200);

@@ -32,22 +32,32 @@ export function auditText(type: string): string {
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : null);
 
-/** Identifiers say nothing to a person: the names beside them do. */
-const SHOWN = ['subdomain', 'email', 'name', 'role', 'access', 'url', 'slug'] as const;
+/** Identifiers say nothing to a person: the names beside them do (in this order). */
+const SHOWN = ['action', 'subdomain', 'host', 'url', 'slug', 'name', 'email', 'role', 'access'] as const;
+const AS_CHIP = new Set<string>(['subdomain', 'host', 'url', 'slug']);
+/** Lists, each under a word. */
+const LISTS: [string, string][] = [
+  ['scopes', 'scopes'],
+  ['events', 'events'],
+  ['changed', 'changed'],
+  ['allowed_emails', 'allowed'],
+];
 
-/** The target of an event as a few labelled pieces: "weather", "ada@example.com, admin → owner". */
+/** The target of an event as a few pieces: "weather", "ada@example.com, member → admin", "created, hooks.example.com, events: org.member". */
 export function auditDetail(target: Record<string, unknown>): Child {
   const parts: Child[] = [];
   for (const key of SHOWN) {
     const value = text(target[key]);
     if (value === null) continue;
-    parts.push(key === 'subdomain' || key === 'slug' || key === 'url' || key === 'email' ? chip(value) : key === 'role' ? `as ${value}` : value);
+    parts.push(AS_CHIP.has(key) ? chip(value) : key === 'role' ? `as ${value}` : key === 'email' ? h('span', { class: 'email' }, value) : value);
   }
   const from = text(target.from);
   const to = text(target.to);
   if (from !== null || to !== null) parts.push(`${from ?? '?'} → ${to ?? '?'}`);
-  const emails = Array.isArray(target.allowed_emails) ? target.allowed_emails.filter((e): e is string => typeof e === 'string') : [];
-  if (emails.length) parts.push(h('span', {}, 'allowed: ', emails.map((e, i) => [i ? ', ' : '', chip(e)])));
+  for (const [key, word] of LISTS) {
+    const items = Array.isArray(target[key]) ? (target[key] as unknown[]).filter((e): e is string => typeof e === 'string') : [];
+    if (items.length) parts.push(h('span', {}, `${word}: `, items.map((e, i) => [i ? ', ' : '', chip(e)])));
+  }
   if (parts.length === 0) return h('span', { class: 'muted' }, '—');
   return h('span', { class: 'detail' }, parts.map((p, i) => [i ? ', ' : '', p]));
 }

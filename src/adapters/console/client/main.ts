@@ -47,8 +47,8 @@ const PAGES: Record<string, Page> = {
     },
   },
   '/tunnels': { title: 'Tunnels', auth: 'in', render: (_b, me) => tunnelsView({ kind: 'account', me: me! }) },
-  '/tokens': { title: 'Access tokens', auth: 'in', render: () => tokensView() },
-  '/webhooks': { title: 'Webhooks', auth: 'in', render: () => webhooksView() },
+  '/tokens': { title: 'Access tokens', auth: 'in', render: (_b, me) => tokensView({ kind: 'account', me: me! }) },
+  '/webhooks': { title: 'Webhooks', auth: 'in', render: (_b, me) => webhooksView({ kind: 'account', me: me! }) },
   '/device': { title: 'Connect a device', auth: 'in', render: () => deviceView() },
   '/oauth/consent': { title: 'Allow access?', auth: 'in', render: (_b, me) => consentView(me!) },
   '/invitations/accept': { title: 'Invitation', auth: 'in', render: (_b, me) => invitationView(me!) },
@@ -59,6 +59,8 @@ const PAGES: Record<string, Page> = {
 const ORG_PAGES: Record<string, { title: string; nav: string; needs: OrgAction; render: (org: Org) => Node | Promise<Node> }> = {
   tunnels: { title: 'Tunnels', nav: 'Tunnels', needs: 'tunnels.read', render: (org) => tunnelsView(org) },
   members: { title: 'Members', nav: 'Members', needs: 'members.read', render: (org) => membersView(org) },
+  tokens: { title: 'Access tokens', nav: 'Access tokens', needs: 'tokens.manage', render: (org) => tokensView(org) },
+  webhooks: { title: 'Webhooks', nav: 'Webhooks', needs: 'webhooks.manage', render: (org) => webhooksView(org) },
   audit: { title: 'Audit log', nav: 'Audit log', needs: 'audit.read', render: (org) => auditView(org) },
   settings: { title: 'Settings', nav: 'Settings', needs: 'org.rename', render: (org) => orgSettingsView(org) },
 };

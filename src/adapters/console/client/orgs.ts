@@ -282,7 +282,7 @@ export async function auditView(org: Org): Promise<Node> {
       'tr',
       { 'data-event-id': e.id },
       cell(0, h('strong', {}, auditText(e.type))),
-      cell(1, e.actor?.email ? chip(e.actor.email) : e.actor?.tokenId ? 'the organization’s token' : h('span', { class: 'muted' }, 'unknown')),
+      cell(1, e.actor?.email ? h('span', { class: 'email' }, e.actor.email) : e.actor?.tokenId ? 'the organization’s token' : h('span', { class: 'muted' }, 'unknown')),
       cell(2, auditDetail(e.target)),
       cell(3, timeEl(e.at)),
       cell(4, e.ip),

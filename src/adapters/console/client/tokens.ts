@@ -1,11 +1,14 @@
 /// <reference lib="dom" />
 // Access tokens (API.md section 12): create one for the CLI or a CI job (name, scopes, expiry),
-// copy its secret while it is shown (once), see when each was last used, revoke.
+// copy its secret while it is shown (once), see when each was last used, revoke. The same page
+// for an organization's tokens (API.md section 18): they reach its tunnels only and outlive the
+// member who made them.
 import { explain, gql } from './api.js';
 import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { link, section } from './app.js';
 import { busy, checkGroup, chip, field, formValues, h, selectField, statusLine, timeEl } from './dom.js';
 import { formDone, showFormError } from './forms.js';
+import { pageHeading, type Owner } from './owner.js';
 import { withRecentAuth } from './reauth.js';
 
 const TokenFields = graphql('fragment TokenFields on ServiceToken { id name scopes createdAt expiresAt lastUsedAt lastUsedIp }');
@@ -17,6 +20,34 @@ const SCOPES: [string, string][] = [
   ['tunnels:write', 'Create, change and delete tunnels'],
   ['account:read', 'Read the account profile'],
 ];
+
+/** An organization's token reaches its tunnels only. */
+const scopesOf = (owner: Owner) => (owner.kind === 'account' ? SCOPES : SCOPES.filter(([s]) => s.startsWith('tunnels')));
+
+/** The owner's tokens, their creation and revocation: the person's own, or the organization's. */
+function tokenApi(owner: Owner) {
+  if (owner.kind === 'account') {
+    return {
+      list: async () => (await gql(graphql('query Tokens { me { serviceTokens { ...TokenFields } } }', [TokenFields]))).me?.serviceTokens ?? [],
+      create: async (v: { name: string; scopes: string[]; expiresInDays: number | null }) =>
+        (await gql(graphql(
+          'mutation CreateToken($name: String!, $scopes: [String!]!, $expiresInDays: Int) { createServiceToken(name: $name, scopes: $scopes, expiresInDays: $expiresInDays) { token serviceToken { ...TokenFields } } }',
+          [TokenFields],
+        ), v)).createServiceToken,
+      revoke: async (id: string) => void (await gql(graphql('mutation RevokeToken($id: ID!) { revokeServiceToken(id: $id) }'), { id })),
+    };
+  }
+  const slug = owner.slug;
+  return {
+    list: async () => (await gql(graphql('query OrgTokens($slug: String!) { organization(slug: $slug) { tokens { edges { node { ...TokenFields } } } } }', [TokenFields]), { slug })).organization.tokens.edges.map((e) => e.node),
+    create: async (v: { name: string; scopes: string[]; expiresInDays: number | null }) =>
+      (await gql(graphql(
+        'mutation CreateOrgToken($slug: String!, $name: String!, $scopes: [String!]!, $expiresInDays: Int) { createOrganizationToken(slug: $slug, name: $name, scopes: $scopes, expiresInDays: $expiresInDays) { token serviceToken { ...TokenFields } } }',
+        [TokenFields],
+      ), { slug, ...v })).createOrganizationToken,
+    revoke: async (id: string) => void (await gql(graphql('mutation RevokeOrgToken($slug: String!, $id: ID!) { revokeOrganizationToken(slug: $slug, id: $id) }'), { slug, id })),
+  };
+}
 
 const EXPIRY: [string, string][] = [
   ['30', '30 days'],
@@ -35,14 +66,14 @@ function apiReference(): HTMLElement {
     : h('p', { id: 'api-reference' }, 'Calling the REST API with a token? Its paths are in the ', spec, '.');
 }
 
-export async function tokensView(): Promise<Node> {
+export async function tokensView(owner: Owner): Promise<Node> {
+  const api = tokenApi(owner);
   const status = statusLine();
   const list = h('ul', { class: 'list tokens' });
   const revealed = h('div', { class: 'revealed', hidden: true });
 
   const load = async () => {
-    const data = await gql(graphql('query Tokens { me { serviceTokens { ...TokenFields } } }', [TokenFields]));
-    const tokens = data.me?.serviceTokens ?? [];
+    const tokens = await api.list();
     list.replaceChildren(...(tokens.length ? tokens.map(row) : [h('li', { class: 'muted' }, 'No access token yet.')]));
   };
 
@@ -52,7 +83,7 @@ export async function tokensView(): Promise<Node> {
     revoke.addEventListener('click', () => {
       void busy(li, async () => {
         try {
-          await gql(graphql('mutation RevokeToken($id: ID!) { revokeServiceToken(id: $id) }'), { id: t.id });
+          await api.revoke(t.id);
           status.show('ok', `The token "${t.name}" is revoked: it no longer works anywhere.`);
           await load();
         } catch (err) {
@@ -84,7 +115,7 @@ export async function tokensView(): Promise<Node> {
     'form',
     { novalidate: true, class: 'create-token' },
     field('Name', { name: 'name', type: 'text', required: true, autocomplete: 'off', placeholder: 'CI deploy' }, 'What uses it, so you recognise it later.'),
-    checkGroup('Scopes', 'scope', SCOPES, { field: 'scopes', checked: (value) => value.startsWith('tunnels') }),
+    checkGroup('Scopes', 'scope', scopesOf(owner), { field: 'scopes', checked: (value) => value.startsWith('tunnels') }),
     selectField('Expires after', { name: 'expiry' }, EXPIRY, '90', undefined, { field: 'expiresInDays' }),
     h('button', { type: 'submit' }, 'Create token'),
   );
@@ -95,15 +126,12 @@ export async function tokensView(): Promise<Node> {
     const days = (form.querySelector('select[name="expiry"]') as HTMLSelectElement).value;
     void busy(form, async () => {
       try {
-        const { createServiceToken } = await withRecentAuth(() =>
-          gql(graphql(
-            'mutation CreateToken($name: String!, $scopes: [String!]!, $expiresInDays: Int) { createServiceToken(name: $name, scopes: $scopes, expiresInDays: $expiresInDays) { token serviceToken { ...TokenFields } } }',
-            [TokenFields],
-          ), { name: (v.name ?? '').trim(), scopes: chosen, expiresInDays: days ? Number(days) : null }),
+        const created = await withRecentAuth(
+          () => api.create({ name: (v.name ?? '').trim(), scopes: chosen, expiresInDays: days ? Number(days) : null }),
           'Creating an access token needs a recent sign-in.',
         );
         formDone(form, status);
-        show(createServiceToken.serviceToken.name, createServiceToken.token);
+        show(created.serviceToken.name, created.token);
         form.reset();
         await load();
       } catch (err) {
@@ -132,15 +160,21 @@ export async function tokensView(): Promise<Node> {
   };
 
   await load();
+  const intro =
+    owner.kind === 'account'
+      ? [
+          h('p', { class: 'muted' }, 'Tokens let the tunnel CLI and CI jobs act for you, limited to their scopes. They never manage sessions, tokens or security settings.'),
+          h('p', {}, 'Signing in the tunnel CLI? It shows a code: ', link('/device', 'enter it here'), '.'),
+        ]
+      : [h('p', { class: 'muted' }, `A token of ${owner.name} reaches its tunnels only, limited to its scopes, and keeps working when the member who made it leaves. It never manages members, tokens or webhooks.`)];
   return h(
     'div',
     {},
-    h('h1', { tabindex: -1 }, 'Access tokens'),
-    h('p', { class: 'muted' }, 'Tokens let the tunnel CLI and CI jobs act for you, limited to their scopes. They never manage sessions, tokens or security settings.'),
-    h('p', {}, 'Signing in the tunnel CLI? It shows a code: ', link('/device', 'enter it here'), '.'),
+    ...pageHeading(owner, 'Access tokens'),
+    intro,
     apiReference(),
     section('New token', 'new-token', form, revealed),
     status,
-    section('Your tokens', 'token-list', list),
+    section(owner.kind === 'account' ? 'Your tokens' : `Tokens of ${owner.name}`, 'token-list', list),
   );
 }

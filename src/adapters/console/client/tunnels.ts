@@ -246,7 +246,8 @@ function accessBlock(t: Tunnel, row: { el: HTMLElement | null }, status: ReturnT
     h('p', { class: 'muted' }, owner.kind === 'account' ? 'You can always sign in. Also allowed:' : 'Every member with a verified address can sign in. Also allowed:'),
     people,
     add,
-    t.access === 'oauth' ? tunnelHolders(t.id, status) : null,
+    // Tunnel.accessGrants answers for one's own tunnels only (an organization's: not yet).
+    t.access === 'oauth' && owner.kind === 'account' ? tunnelHolders(t.id, status) : null,
   );
 
   /** `form`: where an error about the list goes (beside its field), for an entry typed there. */

@@ -3,12 +3,14 @@
 // secret while it is shown (once); per endpoint: send a test event, rotate the secret, turn it
 // off or on, delete it, and read its delivery log (status, timing, next attempt) with a retry
 // button on each failed attempt. Adding, re-pointing, turning back on and rotating ask for a
-// recent sign-in. On a narrow screen each log entry is a card of its own (console.css).
+// recent sign-in. On a narrow screen each log entry is a card of its own (console.css). The same
+// page for an organization's endpoints (API.md section 18): its tunnels' events and its members'.
 import { explain, gql } from './api.js';
 import { graphql, type ResultOf } from '../../documents/graphql.js';
 import { section } from './app.js';
 import { busy, checkGroup, chip, field, formValues, h, statusLine, timeEl, type Child } from './dom.js';
 import { formDone, showFormError } from './forms.js';
+import { pageHeading, type Owner } from './owner.js';
 import { ReauthCancelled, withRecentAuth } from './reauth.js';
 
 const WebhookFields = graphql('fragment WebhookFields on Webhook { id url events description enabled disabledReason createdAt }');
@@ -25,9 +27,60 @@ const EVENTS: [string, string][] = [
   ['card.published', 'A Server Card goes public'],
   ['card.unpublished', 'A Server Card stops being served'],
   ['account.security', 'Security activity on your account'],
+  ['org.member', 'Members join, leave or change role'],
 ];
 
-export async function webhooksView(): Promise<Node> {
+/** A person's endpoints hear of their account's security; an organization's of its members. */
+const eventsOf = (owner: Owner) => EVENTS.filter(([e]) => e !== (owner.kind === 'account' ? 'org.member' : 'account.security'));
+
+type NewWebhook = { url: string; events: string[]; description: string };
+
+/** The owner's endpoints and what is done to them: the person's own, or the organization's. */
+function webhookApi(owner: Owner) {
+  if (owner.kind === 'account') {
+    return {
+      list: async () => (await gql(graphql('query Webhooks { me { webhooks { ...WebhookFields } } }', [WebhookFields]))).me?.webhooks ?? [],
+      deliveries: async (id: string) => (await gql(graphql('query Deliveries($id: ID!) { webhookDeliveries(webhookId: $id, first: 25) { ...DeliveryFields } }', [DeliveryFields]), { id })).webhookDeliveries,
+      retry: async (id: string, deliveryId: string) => void (await gql(graphql('mutation RetryDelivery($id: ID!, $deliveryId: ID!) { retryWebhookDelivery(id: $id, deliveryId: $deliveryId) }'), { id, deliveryId })),
+      test: async (id: string) => void (await gql(graphql('mutation WebhookTest($id: ID!) { sendWebhookTest(id: $id) }'), { id })),
+      rotate: async (id: string) => (await gql(graphql('mutation RotateSecret($id: ID!) { rotateWebhookSecret(id: $id) }'), { id })).rotateWebhookSecret,
+      enable: async (id: string, enabled: boolean) => void (await gql(graphql('mutation ToggleWebhook($id: ID!, $enabled: Boolean) { updateWebhook(id: $id, enabled: $enabled) { id } }'), { id, enabled })),
+      remove: async (id: string) => void (await gql(graphql('mutation DeleteWebhook($id: ID!) { deleteWebhook(id: $id) }'), { id })),
+      create: async (v: NewWebhook) =>
+        (await gql(
+          graphql(
+            'mutation CreateWebhook($url: String!, $events: [String!]!, $description: String) { createWebhook(url: $url, events: $events, description: $description) { secret webhook { ...WebhookFields } } }',
+            [WebhookFields],
+          ),
+          v,
+        )).createWebhook,
+    };
+  }
+  const slug = owner.slug;
+  return {
+    list: async () => (await gql(graphql('query OrgWebhooks($slug: String!) { organization(slug: $slug) { webhooks { edges { node { ...WebhookFields } } } } }', [WebhookFields]), { slug })).organization.webhooks.edges.map((e) => e.node),
+    deliveries: async (id: string) =>
+      (await gql(graphql('query OrgDeliveries($slug: String!, $id: ID!) { organization(slug: $slug) { webhook(id: $id) { deliveries(first: 25) { ...DeliveryFields } } } }', [DeliveryFields]), { slug, id })).organization.webhook.deliveries,
+    retry: async (id: string, deliveryId: string) =>
+      void (await gql(graphql('mutation RetryOrgDelivery($slug: String!, $id: ID!, $deliveryId: ID!) { retryOrganizationWebhookDelivery(slug: $slug, id: $id, deliveryId: $deliveryId) }'), { slug, id, deliveryId })),
+    test: async (id: string) => void (await gql(graphql('mutation OrgWebhookTest($slug: String!, $id: ID!) { sendOrganizationWebhookTest(slug: $slug, id: $id) }'), { slug, id })),
+    rotate: async (id: string) => (await gql(graphql('mutation RotateOrgSecret($slug: String!, $id: ID!) { rotateOrganizationWebhookSecret(slug: $slug, id: $id) }'), { slug, id })).rotateOrganizationWebhookSecret,
+    enable: async (id: string, enabled: boolean) =>
+      void (await gql(graphql('mutation ToggleOrgWebhook($slug: String!, $id: ID!, $enabled: Boolean) { updateOrganizationWebhook(slug: $slug, id: $id, enabled: $enabled) { id } }'), { slug, id, enabled })),
+    remove: async (id: string) => void (await gql(graphql('mutation DeleteOrgWebhook($slug: String!, $id: ID!) { deleteOrganizationWebhook(slug: $slug, id: $id) }'), { slug, id })),
+    create: async (v: NewWebhook) =>
+      (await gql(
+        graphql(
+          'mutation CreateOrgWebhook($slug: String!, $url: String!, $events: [String!]!, $description: String) { createOrganizationWebhook(slug: $slug, url: $url, events: $events, description: $description) { secret webhook { ...WebhookFields } } }',
+          [WebhookFields],
+        ),
+        { slug, ...v },
+      )).createOrganizationWebhook,
+  };
+}
+
+export async function webhooksView(owner: Owner): Promise<Node> {
+  const api = webhookApi(owner);
   const status = statusLine();
   const list = h('ul', { class: 'list webhooks' });
   const revealed = h('div', { class: 'revealed', hidden: true });
@@ -38,8 +91,7 @@ export async function webhooksView(): Promise<Node> {
   };
 
   const load = async () => {
-    const data = await gql(graphql('query Webhooks { me { webhooks { ...WebhookFields } } }', [WebhookFields]));
-    const hooks = data.me?.webhooks ?? [];
+    const hooks = await api.list();
     list.replaceChildren(...(hooks.length ? hooks.map(row) : [h('li', { class: 'muted' }, 'No webhook yet.')]));
   };
 
@@ -82,7 +134,7 @@ export async function webhooksView(): Promise<Node> {
           retry?.addEventListener('click', () => {
             void busy(retry, async () => {
               try {
-                await gql(graphql('mutation RetryDelivery($id: ID!, $deliveryId: ID!) { retryWebhookDelivery(id: $id, deliveryId: $deliveryId) }'), { id: w.id, deliveryId: d.id });
+                await api.retry(w.id, d.id);
                 status.show('ok', 'Sent again; the result appears in the log.');
                 setTimeout(() => void reload(), 1000);
               } catch (err) {
@@ -109,8 +161,7 @@ export async function webhooksView(): Promise<Node> {
   const row = (w: Webhook): HTMLElement => {
     const log = h('div', { class: 'delivery-log', hidden: true });
     const loadLog = async () => {
-      const data = await gql(graphql('query Deliveries($id: ID!) { webhookDeliveries(webhookId: $id, first: 25) { ...DeliveryFields } }', [DeliveryFields]), { id: w.id });
-      log.replaceChildren(deliveriesTable(w, data.webhookDeliveries, loadLog));
+      log.replaceChildren(deliveriesTable(w, await api.deliveries(w.id), loadLog));
     };
     const action = (label: string, aria: string, work: () => Promise<void>) => {
       const b = h('button', { type: 'button', class: 'secondary small', 'aria-label': `${aria} ${w.url}` }, label);
@@ -130,27 +181,24 @@ export async function webhooksView(): Promise<Node> {
       if (!log.hidden) await loadLog();
     });
     const test = action('Send test', 'Send a test event to', async () => {
-      await gql(graphql('mutation WebhookTest($id: ID!) { sendWebhookTest(id: $id) }'), { id: w.id });
+      await api.test(w.id);
       status.show('ok', 'A test event is on its way.');
       log.hidden = false;
       setTimeout(() => void loadLog(), 1000);
     });
     const rotate = action('Rotate secret', 'Rotate the secret of', async () => {
-      const { rotateWebhookSecret } = await withRecentAuth(
-        () => gql(graphql('mutation RotateSecret($id: ID!) { rotateWebhookSecret(id: $id) }'), { id: w.id }),
-        'A new signing secret for a webhook needs a recent sign-in.',
-      );
-      show('New secret. For 24 hours deliveries are signed with the old one too.', rotateWebhookSecret);
+      const secret = await withRecentAuth(() => api.rotate(w.id), 'A new signing secret for a webhook needs a recent sign-in.');
+      show('New secret. For 24 hours deliveries are signed with the old one too.', secret);
     });
     const toggle = action(w.enabled ? 'Disable' : 'Enable', w.enabled ? 'Disable' : 'Enable', async () => {
-      const change = () => gql(graphql('mutation ToggleWebhook($id: ID!, $enabled: Boolean) { updateWebhook(id: $id, enabled: $enabled) { id } }'), { id: w.id, enabled: !w.enabled });
+      const change = () => api.enable(w.id, !w.enabled);
       await (w.enabled ? change() : withRecentAuth(change, 'Turning a webhook back on needs a recent sign-in.'));
       status.show('ok', w.enabled ? 'Disabled: no event is sent to it.' : 'Enabled: waiting events go out now.');
       await load();
     });
     const remove = action('Delete', 'Delete', async () => {
       if (!confirm(`Delete the webhook ${w.url}? Its delivery log goes with it.`)) return;
-      await gql(graphql('mutation DeleteWebhook($id: ID!) { deleteWebhook(id: $id) }'), { id: w.id });
+      await api.remove(w.id);
       status.show('ok', 'Webhook deleted.');
       await load();
     });
@@ -180,7 +228,7 @@ export async function webhooksView(): Promise<Node> {
     'form',
     { novalidate: true, class: 'create-webhook' },
     field('Endpoint URL', { name: 'url', type: 'url', required: true, autocomplete: 'off', placeholder: 'https://example.com/hooks/tunnels' }, 'https, on a public address.'),
-    checkGroup('Events', 'event', EVENTS, { field: 'events' }),
+    checkGroup('Events', 'event', eventsOf(owner), { field: 'events' }),
     field('Description', { name: 'description', type: 'text', autocomplete: 'off' }, 'Optional: what receives it.'),
     h('button', { type: 'submit' }, 'Add webhook'),
   );
@@ -190,18 +238,9 @@ export async function webhooksView(): Promise<Node> {
     const chosen = [...form.querySelectorAll<HTMLInputElement>('input[name="event"]:checked')].map((i) => i.value);
     void busy(form, async () => {
       try {
-        const { createWebhook } = await withRecentAuth(() =>
-          gql(
-            graphql(
-              'mutation CreateWebhook($url: String!, $events: [String!]!, $description: String) { createWebhook(url: $url, events: $events, description: $description) { secret webhook { ...WebhookFields } } }',
-              [WebhookFields],
-            ),
-            { url: (v.url ?? '').trim(), events: chosen, description: v.description ?? '' },
-          ),
-          'Adding a webhook needs a recent sign-in.',
-        );
+        const created = await withRecentAuth(() => api.create({ url: (v.url ?? '').trim(), events: chosen, description: v.description ?? '' }), 'Adding a webhook needs a recent sign-in.');
         formDone(form, status);
-        show('Webhook added.', createWebhook.secret);
+        show('Webhook added.', created.secret);
         form.reset();
         await load();
       } catch (err) {
@@ -214,10 +253,17 @@ export async function webhooksView(): Promise<Node> {
   return h(
     'div',
     {},
-    h('h1', { tabindex: -1 }, 'Webhooks'),
-    h('p', { class: 'muted' }, 'Your endpoints receive signed events when tunnels, their cards or your account’s security change. Failed deliveries are retried for about a day; an endpoint failing for five days is disabled.'),
+    ...pageHeading(owner, 'Webhooks'),
+    h(
+      'p',
+      { class: 'muted' },
+      owner.kind === 'account'
+        ? 'Your endpoints receive signed events when tunnels, their cards or your account’s security change.'
+        : `The endpoints of ${owner.name} receive signed events when its tunnels or their cards change, and when members join, leave or change role.`,
+      ' Failed deliveries are retried for about a day; an endpoint failing for five days is disabled.',
+    ),
     section('New webhook', 'new-webhook', form, revealed),
     status,
-    section('Your webhooks', 'webhook-list', list),
+    section(owner.kind === 'account' ? 'Your webhooks' : `Webhooks of ${owner.name}`, 'webhook-list', list),
   );
 }
