@@ -81,6 +81,12 @@ test('the switcher creates an organization; its Tunnels page creates a tunnel on
   await signIn(p, owner);
   assert.deepEqual(await switcherEntries(p), [`Personal account ${owner.slug}`, '+ New organization']);
   await fits(p, 'the open switcher');
+  await p.keyboard.press('Escape');
+  await p.getByRole('list', { name: 'Accounts and organizations' }).waitFor({ state: 'hidden' });
+  await switcherEntries(p);
+  await main().click({ position: { x: 5, y: 5 } });
+  await p.getByRole('list', { name: 'Accounts and organizations' }).waitFor({ state: 'hidden' });
+  await switcherEntries(p);
   await p.getByRole('link', { name: '+ New organization' }).click();
   await p.waitForURL(url('/orgs/new'));
   const form = p.locator('#new-org');

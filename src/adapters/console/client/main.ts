@@ -303,6 +303,17 @@ document.addEventListener('click', (e) => {
   e.preventDefault();
   go(url.pathname + url.search);
 });
+// The open switcher closes on a click elsewhere, and on Escape (focus back on it).
+document.addEventListener('click', (e) => {
+  const open = document.querySelector<HTMLDetailsElement>('details.switcher[open]');
+  if (open && !open.contains(e.target as Node)) open.open = false;
+});
+document.addEventListener('keydown', (e) => {
+  const open = document.querySelector<HTMLDetailsElement>('details.switcher[open]');
+  if (e.key !== 'Escape' || !open) return;
+  open.open = false;
+  open.querySelector('summary')?.focus();
+});
 // Back/forward between pages; a change of the #fragment alone (the skip link) is no navigation.
 window.addEventListener('popstate', () => {
   if (location.pathname !== shownPath) void render(location.pathname);
