@@ -230,7 +230,9 @@ test('the organization’s access tokens and webhooks: its own scopes and events
   await form.getByLabel('Name').fill('deploy from CI');
   await form.getByRole('button', { name: 'Create token' }).click();
   const secret = await form.getByRole('textbox', { name: 'The token "deploy from CI"' }).inputValue();
-  await p.locator('li.token').filter({ hasText: 'deploy from CI' }).waitFor();
+  const made = p.locator('li.token').filter({ hasText: 'deploy from CI' });
+  await made.waitFor();
+  assert.match(await made.locator('dl.facts').innerText(), new RegExp(`Made by\\s+${owner.email.replace(/[.+]/g, '\\$&')}`));
   const tokens = (await s.request(`/api/orgs/${slug}/tokens`, { bearer: owner.token })).json.tokens as { name: string }[];
   assert.deepEqual(tokens.map((t) => t.name), ['deploy from CI']);
   assert.equal((await s.request(`/api/orgs/${slug}/tunnels`, { bearer: secret })).status, 200, 'the secret shown is the organization’s token');
@@ -286,8 +288,10 @@ test('a member sees only what the role allows, and can leave', needsChromium(), 
     await fits(p, 'members as a member');
     await p.goto(url(`/orgs/${slug}/audit`));
     await p.getByText('Your role in Acme Tools (member) does not include this page.').waitFor();
+    assert.match(await p.title(), /^Audit log · Acme Tools · /);
     await p.goto(url('/orgs/not-mine-at-all/members'));
     await p.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+    assert.match(await p.title(), /^Not found · /, 'another’s organization is not revealed');
 
     await p.goto(url(`/orgs/${slug}/members`));
     const self = p.locator('li.member').filter({ hasText: member.email });

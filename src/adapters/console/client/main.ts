@@ -78,8 +78,10 @@ function orgPage(path: string, me: Me | null): Page | null {
   const route = orgRoute(path);
   const page = route ? ORG_PAGES[route.page] : undefined;
   if (!route || !page) return null;
+  const known = me ? orgOwner(me, route.slug) : null;
   return {
-    title: page.title,
+    // The tab names the organization ("Members · Acme Tools"); a stranger's is not found.
+    title: !me ? page.title : known?.kind === 'org' ? `${page.title} · ${known.name}` : 'Not found',
     auth: 'in',
     render: (_b, signedIn) => {
       const org = orgOwner(signedIn!, route.slug) as Org | null;
@@ -93,6 +95,7 @@ function orgPage(path: string, me: Me | null): Page | null {
 function notFoundContent(me: Me | null): HTMLElement {
   return h('div', {}, h('h1', { tabindex: -1 }, 'Page not found'), h('p', {}, 'There is nothing at this address. ', link(me ? '/account' : '/sign-in', 'Go to the console')));
 }
+
 /** Paths other helpers' pages used; the console answers them. */
 const ALIASES: Record<string, string> = { '/passkeys': '/security', '/settings': '/account' };
 

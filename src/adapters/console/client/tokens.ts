@@ -13,7 +13,8 @@ import { withRecentAuth } from './reauth.js';
 
 const TokenFields = graphql('fragment TokenFields on ServiceToken { id name scopes createdAt expiresAt lastUsedAt lastUsedIp }');
 
-type Token = ResultOf<typeof TokenFields>;
+/** `madeBy`: for an organization's token, who made it (the address of a member, or that they left). */
+type Token = ResultOf<typeof TokenFields> & { madeBy?: string };
 
 const SCOPES: [string, string][] = [
   ['tunnels:read', 'Read tunnels'],
@@ -39,7 +40,14 @@ function tokenApi(owner: Owner) {
   }
   const slug = owner.slug;
   return {
-    list: async () => (await gql(graphql('query OrgTokens($slug: String!) { organization(slug: $slug) { tokens { edges { node { ...TokenFields } } } } }', [TokenFields]), { slug })).organization.tokens.edges.map((e) => e.node),
+    list: async (): Promise<Token[]> => {
+      const { organization } = await gql(
+        graphql('query OrgTokens($slug: String!) { organization(slug: $slug) { tokens { edges { node { ...TokenFields createdBy } } } members { edges { node { accountId email } } } } }', [TokenFields]),
+        { slug },
+      );
+      const emails = new Map(organization.members.edges.map((e) => [e.node.accountId, e.node.email]));
+      return organization.tokens.edges.map(({ node }) => ({ ...node, madeBy: (node.createdBy && emails.get(node.createdBy)) || 'a former member' }));
+    },
     create: async (v: { name: string; scopes: string[]; expiresInDays: number | null }) =>
       (await gql(graphql(
         'mutation CreateOrgToken($slug: String!, $name: String!, $scopes: [String!]!, $expiresInDays: Int) { createOrganizationToken(slug: $slug, name: $name, scopes: $scopes, expiresInDays: $expiresInDays) { token serviceToken { ...TokenFields } } }',
@@ -104,6 +112,7 @@ export async function tokensView(owner: Owner): Promise<Node> {
         h('dd', {}, timeEl(t.createdAt)),
         h('dt', {}, 'Expires'),
         h('dd', {}, t.expiresAt ? [timeEl(t.expiresAt), expired ? ' (expired)' : ''] : 'never'),
+        t.madeBy ? [h('dt', {}, 'Made by'), h('dd', {}, t.madeBy)] : null,
         h('dt', {}, 'Last used'),
         h('dd', {}, t.lastUsedAt ? [timeEl(t.lastUsedAt), ` from ${t.lastUsedIp ?? 'an unknown network'}`] : h('span', { class: 'muted' }, 'never')),
       ),
