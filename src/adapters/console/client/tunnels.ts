@@ -153,7 +153,7 @@ export async function tunnelsView(owner: Owner): Promise<Node> {
     const to = destinations(owner);
     if (to.length === 0) return null;
     const move = h('button', { type: 'submit', class: 'secondary small' }, 'Move');
-    const form = h('form', { novalidate: true, class: 'inline transfer', 'aria-label': `Move tunnel ${t.subdomain}` }, selectField('Move to', { name: 'to' }, to, to[0]![0]), move);
+    const form = h('form', { novalidate: true, class: 'inline transfer', 'aria-label': `Move tunnel ${t.subdomain}` }, selectField('Move to', { name: 'to' }, to, to[0]![0], 'Its host changes, and what signed in to it through OAuth loses access.'), move);
     let armed: string | null = null;
     form.addEventListener('change', () => {
       armed = null;
