@@ -1,9 +1,10 @@
 // The console's organizations (API.md section 18) in headless Chromium: the switcher creates an
 // organization and moves between it and the personal account; the organization's Tunnels (create,
 // move a tunnel in), Members (invite, change a role, remove; a member sees only what the role
-// allows, and can leave), Audit log (newest first, older on request) and Settings (rename, delete
-// after confirming it's you). Each page fits 390 and 1280 px without scrolling sideways, and axe
-// finds no serious violation. One server and one browser for the file.
+// allows, and can leave), Access tokens and Webhooks (its own scopes and events), Audit log
+// (newest first, older on request) and Settings (rename, the slug too, delete after confirming
+// it's you). Each page fits 390 and 1280 px without scrolling sideways, and axe finds no serious
+// violation. One server and one browser for the file.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -306,24 +307,29 @@ test('a member sees only what the role allows, and can leave', needsChromium(), 
   }
 });
 
-test('settings: rename; deleting asks for the slug, then to confirm it’s you', needsChromium(), async () => {
+test('settings: rename, the slug too (its tunnels move); deleting asks for the slug, then to confirm it’s you', needsChromium(), async () => {
   const p = page();
   await p.getByRole('link', { name: 'Settings' }).click();
   await p.waitForURL(url(`/orgs/${slug}/settings`));
   const rename = p.locator('#org-name');
+  const renamed = `${slug}-co`;
   await rename.getByLabel('Name').fill('Acme Tools & Co');
+  await rename.getByLabel('Slug').fill(renamed);
   await rename.getByRole('button', { name: 'Save' }).click();
-  await main().getByText(`Saved: Acme Tools & Co (${slug}).`).waitFor();
+  await p.waitForURL(url(`/orgs/${renamed}/settings`));
+  await main().getByText(`Saved: Acme Tools & Co (${renamed}).`).waitFor();
   assert.equal(await p.locator('.switcher summary .current').innerText(), 'Acme Tools & Co');
+  const hosts = (await s.request(`/api/orgs/${renamed}/tunnels`, { bearer: owner.token })).json.tunnels.map((t: { host: string }) => t.host);
+  assert.deepEqual(hosts.sort(), [`notes--${renamed}.${ZONE}`, `weather--${renamed}.${ZONE}`]);
   await fits(p, 'settings');
   await assertAccessible(p, 'settings');
 
   const del = p.locator('#delete-org');
-  await del.getByLabel('Type the slug to confirm').fill('something-else');
-  await del.getByRole('button', { name: 'Delete organization' }).click();
-  assert.equal(await fieldError(del.locator('.field')), `Type ${slug} exactly to confirm.`);
-  s.clock.advance(11 * 60_000);
   await del.getByLabel('Type the slug to confirm').fill(slug);
+  await del.getByRole('button', { name: 'Delete organization' }).click();
+  assert.equal(await fieldError(del.locator('.field')), `Type ${renamed} exactly to confirm.`);
+  s.clock.advance(11 * 60_000);
+  await del.getByLabel('Type the slug to confirm').fill(renamed);
   await del.getByRole('button', { name: 'Delete organization' }).click();
   const dialog = p.getByRole('dialog', { name: 'Confirm it’s you' });
   await dialog.waitFor();
@@ -332,7 +338,7 @@ test('settings: rename; deleting asks for the slug, then to confirm it’s you',
   await dialog.getByRole('button', { name: 'Confirm', exact: true }).click();
   await p.waitForURL(url('/tunnels'));
   await p.getByText('Acme Tools & Co is deleted.').waitFor();
-  assert.equal((await s.request(`/api/orgs/${slug}`, { bearer: owner.token })).status, 404);
+  assert.equal((await s.request(`/api/orgs/${renamed}`, { bearer: owner.token })).status, 404);
   assert.deepEqual(await switcherEntries(p), [`Personal account ${owner.slug}`, '+ New organization']);
 });
 
