@@ -2,7 +2,7 @@
 // owners), `invitation(token)` for the accept page, and the mutations of the REST paths. Sessions
 // only: nothing here declares tokenScopes, and `invitations` opts out of the Organization type's
 // default, so no token reaches any of it.
-import { resolveArrayConnection } from '@pothos/plugin-relay';
+import { arrayConnection } from '../connections.js';
 import {
   acceptInvitation,
   createInvitation,
@@ -54,7 +54,7 @@ builder.objectField(OrganizationRef, 'invitations', (t) =>
       type: OrgInvitationRef,
       tokenScopes: TOKEN_REACH.none,
       description: `Pending invitations, newest first (at most ${MAX_PENDING}). Admins and owners.`,
-      resolve: async (org, args, ctx) => resolveArrayConnection({ args, defaultSize: MAX_PENDING, maxSize: MAX_PENDING }, await listInvitations(ctx.deps, actorOf(ctx), org.slug)),
+      resolve: async (org, args, ctx) => arrayConnection(await listInvitations(ctx.deps, actorOf(ctx), org.slug), args, MAX_PENDING),
     },
     { name: 'OrgInvitationConnection' },
     { name: 'OrgInvitationEdge' },

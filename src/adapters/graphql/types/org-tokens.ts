@@ -2,7 +2,7 @@
 // (admins and owners), `createOrganizationToken` (the secret in this answer only) and
 // `revokeOrganizationToken`. Sessions only: `tokens` opts out of the Organization type's default
 // reach and the mutations declare none, so no token reaches any of it.
-import { resolveArrayConnection } from '@pothos/plugin-relay';
+import { arrayConnection } from '../connections.js';
 import { createOrgToken, listOrgTokens, revokeOrgToken } from '../../../domain/orgs/org-tokens.js';
 import { builder } from '../builder.js';
 import { TOKEN_REACH } from '../field-policy.js';
@@ -23,7 +23,7 @@ builder.objectField(OrganizationRef, 'tokens', (t) =>
       type: ServiceTokenRef,
       tokenScopes: TOKEN_REACH.none,
       description: 'The organization’s service tokens, newest first, expired ones included. Admins and owners.',
-      resolve: async (org, args, ctx) => resolveArrayConnection({ args, defaultSize: MAX_LISTED, maxSize: MAX_LISTED }, await listOrgTokens(ctx.deps, actorOf(ctx), org.slug)),
+      resolve: async (org, args, ctx) => arrayConnection(await listOrgTokens(ctx.deps, actorOf(ctx), org.slug), args, MAX_LISTED),
     },
     { name: 'OrganizationTokenConnection' },
     { name: 'OrganizationTokenEdge' },

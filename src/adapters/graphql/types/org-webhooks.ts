@@ -2,7 +2,7 @@
 // and `Organization.webhook(id)` (with `deliveries(first)`), and the section 15 mutations with the
 // organization's slug, for its admins and owners. Sessions only: the fields opt out of the
 // Organization type's default reach and the mutations declare none, so no token reaches them.
-import { resolveArrayConnection } from '@pothos/plugin-relay';
+import { arrayConnection } from '../connections.js';
 import { orgWebhookOwner } from '../../../domain/orgs/org-webhooks.js';
 import {
   createWebhook,
@@ -29,7 +29,7 @@ builder.objectField(OrganizationRef, 'webhooks', (t) =>
       type: WebhookRef,
       tokenScopes: TOKEN_REACH.none,
       description: 'The organization’s webhook endpoints, oldest first. Admins and owners.',
-      resolve: async (org, args, ctx) => resolveArrayConnection({ args, defaultSize: MAX_WEBHOOKS, maxSize: MAX_WEBHOOKS }, await listWebhooks(ctx.deps, (await ownerOf(ctx, org.slug)).accountId)),
+      resolve: async (org, args, ctx) => arrayConnection(await listWebhooks(ctx.deps, (await ownerOf(ctx, org.slug)).accountId), args, MAX_WEBHOOKS),
     },
     { name: 'OrganizationWebhookConnection' },
     { name: 'OrganizationWebhookEdge' },

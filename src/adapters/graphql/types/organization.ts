@@ -2,7 +2,7 @@
 // members, tunnels and audit log (connections), and the mutations of the REST paths. Who may do
 // what is decided in the domain (membership/access.ts); a non-member gets NOT_FOUND, a member without
 // the role FORBIDDEN.
-import { resolveArrayConnection } from '@pothos/plugin-relay';
+import { arrayConnection } from '../connections.js';
 import { createOrg, deleteOrg, getOrg, listOrgs, updateOrg, type OrgView } from '../../../domain/orgs/orgs.js';
 import { changeRole, listMembers, MAX_MEMBERS, removeMember, type MemberRow } from '../../../domain/orgs/members.js';
 import { listAudit, type AuditEvent } from '../../../domain/membership/audit.js';
@@ -62,7 +62,7 @@ export const OrganizationRef = builder.objectRef<OrgView>('Organization').implem
         type: MemberRef,
         tokenScopes: TOKEN_REACH.none,
         description: 'Oldest first.',
-        resolve: async (org, args, ctx) => resolveArrayConnection({ args, defaultSize: MAX_MEMBERS, maxSize: MAX_MEMBERS }, await listMembers(ctx.deps, actorOf(ctx), org.slug)),
+        resolve: async (org, args, ctx) => arrayConnection(await listMembers(ctx.deps, actorOf(ctx), org.slug), args, MAX_MEMBERS),
       },
       { name: 'OrganizationMemberConnection' },
       { name: 'OrganizationMemberEdge' },
@@ -73,7 +73,7 @@ export const OrganizationRef = builder.objectRef<OrgView>('Organization').implem
         description: 'Oldest first (at most 1,000).',
         resolve: async (org, args, ctx) => {
           const scope = orgAccessKnown(org, actorOf(ctx), 'tunnels.read');
-          return resolveArrayConnection({ args, defaultSize: MAX_ORG_TUNNELS, maxSize: MAX_ORG_TUNNELS }, await listOrgTunnels(ctx.deps, scope.org));
+          return arrayConnection(await listOrgTunnels(ctx.deps, scope.org), args, MAX_ORG_TUNNELS);
         },
       },
       { name: 'OrganizationTunnelConnection', tokenScopes: TOKEN_REACH.tunnelsRead },
