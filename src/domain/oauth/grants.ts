@@ -5,7 +5,8 @@
 import { changeAccount } from '../activity/account-change.js';
 import type { ClientInfo, DomainDeps } from '../context.js';
 import { notFound, PROBLEMS } from '../errors.js';
-import { findOwnedTunnel } from '../tunnels/store.js';
+import { tunnelAccess } from '../tunnels/tunnel-access.js';
+import type { Actor } from '../membership/access.js';
 import { mcpUrlsOf } from '../tunnels/names.js';
 import { oauthResource } from './resources.js';
 import { clientNames, deleteGrantAndModels, findGrant, holderEmails, selectAccountGrants, selectTunnelGrants, type GrantRow } from './store.js';
@@ -77,9 +78,9 @@ export async function revokeAccountGrant(deps: GrantDeps, accountId: string, id:
   await revoke(deps, grant, 'holder', client);
 }
 
-async function ownedResources(deps: GrantDeps, ownerId: string, tunnelId: string): Promise<string[]> {
-  const tunnel = await findOwnedTunnel(deps.db, ownerId, tunnelId);
-  if (!tunnel) throw notFound(PROBLEMS.tunnelNotFound, 'No such tunnel.');
+/** The /mcp URLs of a tunnel the actor may decide access to (its owner; an organization's admins and owners). */
+async function ownedResources(deps: GrantDeps, actor: Actor, tunnelId: string): Promise<string[]> {
+  const { tunnel } = await tunnelAccess(deps, actor, tunnelId, 'tunnels.access');
   return mcpUrlsOf(tunnel, tunnel.account.slug, deps.config.zone);
 }
 
@@ -87,14 +88,15 @@ async function ownedResources(deps: GrantDeps, ownerId: string, tunnelId: string
 const isGrantOf = (grant: GrantRow, tunnelId: string, resources: readonly string[]) =>
   grant.tunnelId === null ? resources.some((r) => r in grant.resources) : grant.tunnelId === tunnelId;
 
-/** Who holds access to the owner's tunnel. */
-export async function listTunnelGrants(deps: GrantDeps, ownerId: string, tunnelId: string): Promise<GrantView[]> {
-  return views(deps, await selectTunnelGrants(deps.db, tunnelId, await ownedResources(deps, ownerId, tunnelId), deps.clock()), true);
+/** Who holds access to the tunnel (for its owner, or an organization's admins and owners). */
+export async function listTunnelGrants(deps: GrantDeps, actor: Actor, tunnelId: string): Promise<GrantView[]> {
+  return views(deps, await selectTunnelGrants(deps.db, tunnelId, await ownedResources(deps, actor, tunnelId), deps.clock()), true);
 }
 
-/** The owner takes someone's access to the tunnel away. */
-export async function revokeTunnelGrant(deps: GrantDeps, ownerId: string, tunnelId: string, grantId: string, client: ClientInfo): Promise<void> {
-  const resources = await ownedResources(deps, ownerId, tunnelId);
+/** The owner (an organization's admin or owner) takes someone's access to the tunnel away. */
+export async function revokeTunnelGrant(deps: GrantDeps, actor: Actor, tunnelId: string, grantId: string): Promise<void> {
+  const client = actor.client;
+  const resources = await ownedResources(deps, actor, tunnelId);
   const grant = await findGrant(deps.db, grantId, deps.clock());
   if (!grant || !isGrantOf(grant, tunnelId, resources)) throw notFound(PROBLEMS.grantNotFound, 'No such grant on this tunnel.');
   await revoke(deps, grant, 'tunnel owner', client);

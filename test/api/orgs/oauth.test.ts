@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fromIp, randomIp, signedIn, type SignedIn } from '../../support/accounts.js';
+import { gql, gqlCode } from '../../support/graphql.js';
 import { useServer } from '../../support/server.js';
 import { uniqueSubdomain } from '../../support/tunnels.js';
 import { api as apiAs, form, grantedTokens, toConsent } from '../../support/oauth.js';
@@ -46,6 +47,19 @@ test("an organization's oauth tunnel: verified members are allowed; removal make
     assert.equal(described.json.allowed, false, described.text);
     assert.equal((await apiAs(p, `/api/oauth/requests/${flow.id}/approve`, 'POST', s)).status, 403);
   }
+
+  // Who holds access: the organization's admins and owners see and revoke it; a member may not.
+  const grantsQuery = 'query ($id: ID!) { tunnel(id: $id) { accessGrants { id email } } }';
+  const held = await gql(s, grantsQuery, { id: tunnel.id }, { bearer: owner.token });
+  assert.deepEqual(held.json.data?.tunnel.accessGrants.map((g: { email: string }) => g.email), [member.email], held.text);
+  assert.equal(gqlCode(await gql(s, grantsQuery, { id: tunnel.id }, { bearer: member.token })), 'FORBIDDEN');
+  const grantId = held.json.data.tunnel.accessGrants[0].id as string;
+  const revoke = 'mutation ($t: ID!, $g: ID!) { revokeTunnelAccess(tunnelId: $t, grantId: $g) }';
+  assert.equal(gqlCode(await gql(s, revoke, { t: tunnel.id, g: grantId }, { bearer: member.token })), 'FORBIDDEN');
+  assert.equal(gqlCode(await gql(s, revoke, { t: tunnel.id, g: grantId }, { bearer: owner.token })), null);
+  assert.deepEqual((await introspect(tokens.access_token)).json, { active: false }, 'revoked by the owner');
+  const again = await grantedTokens(s, member, await toConsent(s, member, tunnel));
+  tokens.access_token = again.access_token;
 
   // Removed: inactive on the next introspection, though the active answer was cached.
   assert.equal((await introspect(tokens.access_token)).json.active, true);

@@ -2,6 +2,7 @@
 // the answer. Only sessions reach these (none of them declares tokenScopes).
 import type { ConsentRequest } from '../../authorization-server/server.js';
 import { builder } from '../builder.js';
+import { actorOf } from '../context.js';
 import { TOKEN_REACH } from '../field-policy.js';
 import { listAccountGrants, listTunnelGrants, revokeAccountGrant, revokeTunnelGrant, type GrantView } from '../../../domain/oauth/grants.js';
 import { AccountRef } from './account.js';
@@ -82,7 +83,7 @@ builder.objectField(TunnelRef, 'accessGrants', (t) =>
     description: 'Who holds access to this (OAuth-protected) tunnel, newest first.',
     // Names other people (their addresses): never a token's, whatever Tunnel's other fields allow.
     tokenScopes: TOKEN_REACH.none,
-    resolve: (tunnel, _args, ctx) => listTunnelGrants(ctx.deps, ctx.viewer!.accountId, tunnel.id),
+    resolve: (tunnel, _args, ctx) => listTunnelGrants(ctx.deps, actorOf(ctx), tunnel.id),
   }),
 );
 
@@ -97,11 +98,11 @@ builder.mutationFields((t) => ({
     },
   }),
   revokeTunnelAccess: t.boolean({
-    description: "The tunnel owner revokes someone's access to the tunnel.",
+    description: "The tunnel's owner (for an organization's tunnel, its admins and owners) revokes someone's access to it.",
     authScopes: { signedIn: true },
     args: { tunnelId: t.arg.id({ required: true }), grantId: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      await revokeTunnelGrant(ctx.deps, ctx.viewer!.accountId, String(args.tunnelId), String(args.grantId), ctx.client);
+      await revokeTunnelGrant(ctx.deps, actorOf(ctx), String(args.tunnelId), String(args.grantId));
       return true;
     },
   }),

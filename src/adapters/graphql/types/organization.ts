@@ -10,6 +10,7 @@ import { orgAccess, orgAccessKnown } from '../../../domain/membership/access.js'
 import { createTunnel, getTunnel, listOrgTunnels, MAX_ORG_TUNNELS } from '../../../domain/tunnels/tunnels.js';
 import { transferTunnel } from '../../../domain/tunnels/transfer.js';
 import { badRequest, PROBLEMS } from '../../../domain/errors.js';
+import { tunnelHostSuffix } from '../../../domain/tunnels/names.js';
 import { builder } from '../builder.js';
 import { TOKEN_REACH } from '../field-policy.js';
 import { actorOf } from '../context.js';
@@ -57,6 +58,10 @@ export const OrganizationRef = builder.objectRef<OrgView>('Organization').implem
     name: t.exposeString('name'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     role: t.exposeString('role', { nullable: true, description: 'The caller’s role: owner, admin or member (null for the organization’s own token).' }),
+    tunnelHostSuffix: t.string({
+      description: "What follows a new tunnel's subdomain in its host: --<org slug>.ZONE.",
+      resolve: (org, _args, ctx) => tunnelHostSuffix(org.slug, ctx.deps.config.zone),
+    }),
     members: t.connection(
       {
         type: MemberRef,
