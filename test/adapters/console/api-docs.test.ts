@@ -25,7 +25,7 @@ test('the API reference renders from local assets under its CSP, reaching nothin
   await page.getByRole('heading', { name: /REST API/ }).first().waitFor();
   await page.getByRole('heading', { name: 'Create a tunnel.' }).waitFor();
   assert.ok(loaded.includes('/openapi.json'), 'the document comes from this origin');
-  await screenshots(page, 'api-docs');
+  await screenshots(page, 'api-docs', { fullPage: false });
   assertClean(ctx().watch);
   await page.close();
 });

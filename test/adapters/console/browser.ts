@@ -66,13 +66,18 @@ export async function assertAccessible(page: Page, what: string): Promise<void> 
 }
 
 /** Full-page screenshots at 1280 px and 360 px wide (the viewport is restored after). */
-export async function screenshots(page: Page, name: string): Promise<void> {
+/**
+ * Screenshots at 1280 and 360 px (the whole page; `fullPage: false` for a page too long to
+ * picture whole, such as the API reference, whose first screen is kept), then the sideways check.
+ */
+export async function screenshots(page: Page, name: string, opts: { fullPage?: boolean } = {}): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
+  const fullPage = opts.fullPage ?? true;
   const before = page.viewportSize() ?? { width: 1280, height: 800 };
   await page.setViewportSize({ width: 1280, height: 800 });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}-desktop.png`), fullPage: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}-desktop.png`), fullPage });
   await page.setViewportSize({ width: 360, height: 740 });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}-phone.png`), fullPage: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}-phone.png`), fullPage });
   // Nothing may stick out sideways on a phone.
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.ok(overflow <= 0, `${name} scrolls sideways at 360 px by ${overflow} px`);
