@@ -81,6 +81,10 @@ const queue = [...files];
 const started = Date.now();
 
 function runFile(file, slot) {
+  // Each file starts on an empty Redis database, as it starts on a fresh PostgreSQL one: a
+  // service-wide counter (wrong device codes a minute, say) left by the worker's previous file
+  // must not refuse this file's first attempt.
+  if (slot.REDIS_URL) spawnSync('redis-cli', ['-u', slot.REDIS_URL, 'FLUSHDB'], { stdio: 'ignore' });
   return new Promise((resolve) => {
     const out = [];
     const child = spawn(process.execPath, [...NODE_ARGS, file], { env: { ...process.env, ...slot }, stdio: ['ignore', 'pipe', 'pipe'] });
