@@ -14,7 +14,8 @@ test('POST /api/tunnels creates a tunnel with the API.md shape, not discoverable
   const subdomain = uniqueSubdomain('shape');
   const r = await s.request('/api/tunnels', { method: 'POST', bearer: owner.token, body: { subdomain } });
   assert.equal(r.status, 201);
-  assert.deepEqual(Object.keys(r.json).sort(), ['access', 'allowed_emails', 'created_at', 'custom_domain', 'discoverable', 'host', 'id', 'pinned_tools', 'subdomain', 'url']);
+  assert.deepEqual(Object.keys(r.json).sort(), ['access', 'allowed_emails', 'created_at', 'custom_domain', 'discoverable', 'host', 'id', 'owner', 'pinned_tools', 'subdomain', 'url']);
+  assert.deepEqual(r.json.owner, { type: 'account', slug: owner.slug });
   assert.equal(r.json.subdomain, subdomain);
   assert.equal(r.json.host, `${subdomain}--${owner.slug}.${ZONE}`);
   assert.equal(r.json.url, `https://${subdomain}--${owner.slug}.${ZONE}/mcp`);
