@@ -34,6 +34,8 @@ export const ORG_ACTIONS = [
   'owners.manage',
   'invitations.manage',
   'tunnels.read',
+  /** Be granted OAuth access to an `oauth` tunnel's /mcp (a verified address needed besides). */
+  'tunnels.connect',
   'tunnels.create',
   /** Change a tunnel's discoverable flag, subdomain or custom domain; delete it. */
   'tunnels.write',
@@ -50,9 +52,9 @@ const ROLE_ACTIONS: Record<OrgRole, ReadonlySet<OrgAction>> = {
   owner: new Set(ORG_ACTIONS),
   admin: new Set<OrgAction>([
     'org.read', 'org.rename', 'members.read', 'members.manage', 'invitations.manage',
-    'tunnels.read', 'tunnels.create', 'tunnels.write', 'tunnels.access', 'tokens.manage', 'webhooks.manage', 'audit.read',
+    'tunnels.read', 'tunnels.connect', 'tunnels.create', 'tunnels.write', 'tunnels.access', 'tokens.manage', 'webhooks.manage', 'audit.read',
   ]),
-  member: new Set<OrgAction>(['org.read', 'members.read', 'tunnels.read', 'tunnels.create', 'tunnels.write']),
+  member: new Set<OrgAction>(['org.read', 'members.read', 'tunnels.read', 'tunnels.connect', 'tunnels.create', 'tunnels.write']),
 };
 
 /** The token scopes that reach each action (any one suffices); an action absent here no token reaches. */

@@ -7,6 +7,7 @@ import { isAllowed } from '../tunnels/access.js';
 import { tunnelHost } from '../tunnels/names.js';
 import { findAccountForGrant, findOAuthTunnel, type OAuthTunnelRow } from './store.js';
 import { readRole } from '../membership/store.js';
+import { decide } from '../membership/roles.js';
 
 export interface OAuthResource {
   /** The resource indicator: https://<host>/mcp. */
@@ -40,7 +41,9 @@ export async function oauthResource(deps: ResourceDeps, resource: unknown): Prom
 /** The account (null when gone) and whether it may be granted access to the resource's tunnel. */
 async function judge(deps: Pick<DomainDeps, 'db'>, r: OAuthResource, accountId: string) {
   const [account, role] = await Promise.all([findAccountForGrant(deps.db, accountId), r.tunnel.ownerIsOrg ? readRole(deps.db, r.tunnel.ownerId, accountId) : null]);
-  return { account, allowed: account !== null && isAllowed({ ownerId: r.tunnel.ownerId, allowedEmails: r.tunnel.allowedEmails }, account, role !== null) };
+  // A member of the owning organization, as the one rule of roles says (membership/roles.ts).
+  const member = role !== null && decide({ kind: 'member', role, scopes: null }, 'tunnels.connect') === 'allowed';
+  return { account, allowed: account !== null && isAllowed({ ownerId: r.tunnel.ownerId, allowedEmails: r.tunnel.allowedEmails }, account, member) };
 }
 
 /**

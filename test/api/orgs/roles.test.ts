@@ -12,8 +12,8 @@ import { decide, ORG_ACTIONS, ORG_ROLES, type OrgAction, type OrgRole } from '..
 
 const ALLOWED: Record<OrgRole, OrgAction[]> = {
   owner: [...ORG_ACTIONS],
-  admin: ['org.read', 'org.rename', 'members.read', 'members.manage', 'invitations.manage', 'tunnels.read', 'tunnels.create', 'tunnels.write', 'tunnels.access', 'tokens.manage', 'webhooks.manage', 'audit.read'],
-  member: ['org.read', 'members.read', 'tunnels.read', 'tunnels.create', 'tunnels.write'],
+  admin: ['org.read', 'org.rename', 'members.read', 'members.manage', 'invitations.manage', 'tunnels.read', 'tunnels.connect', 'tunnels.create', 'tunnels.write', 'tunnels.access', 'tokens.manage', 'webhooks.manage', 'audit.read'],
+  member: ['org.read', 'members.read', 'tunnels.read', 'tunnels.connect', 'tunnels.create', 'tunnels.write'],
 };
 
 test('the decision table: each role allows exactly its actions; a token adds its scopes on top', () => {
