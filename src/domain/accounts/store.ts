@@ -6,7 +6,8 @@ import type { DbHandle, Sql, Tx } from '../store.js';
 // --- the account row
 
 export function findAccountByEmail(db: DbHandle, emailNormalized: string): Promise<{ id: string; email: string } | null> {
-  return db.account.findUnique({ where: { emailNormalized }, select: { id: true, email: true } });
+  // A person's: an organization's row (kind 'org') has no address to find it by.
+  return db.account.findFirst({ where: { emailNormalized, kind: 'person' }, select: { id: true, email: true } });
 }
 
 export interface LoginAccount {
@@ -30,7 +31,7 @@ export async function findLoginAccount(sql: Sql, emailKey: string, network: stri
     `SELECT a.id, a.email, a.email_verified AS "emailVerified", a.password_hash AS "passwordHash",
       EXISTS (SELECT 1 FROM known_networks n WHERE n.account_id = a.id AND n.network = $1) AS "knownNetwork",
       EXISTS (SELECT 1 FROM totp_credentials t WHERE t.account_id = a.id AND t.enabled_at IS NOT NULL) AS "twoStep"
-    FROM accounts a WHERE a.email_normalized = $2`,
+    FROM accounts a WHERE a.email_normalized = $2 AND a.kind = 'person'`,
     [network, emailKey],
   );
   return row ?? null;

@@ -116,7 +116,8 @@ export async function findOAuthTunnel(db: Db, where: { subdomain: string; slug: 
 }
 
 export function findAccountForGrant(db: Db, id: string): Promise<{ id: string; email: string; emailVerified: boolean } | null> {
-  return db.account.findUnique({ where: { id }, select: { id: true, email: true, emailVerified: true } });
+  // A person only: an organization is never the subject of a grant.
+  return db.account.findFirst({ where: { id, kind: 'person' }, select: { id: true, email: true, emailVerified: true } });
 }
 
 /** Account id → address, for the holders of a tunnel owner's grant list (one query). */

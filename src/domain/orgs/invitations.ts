@@ -22,8 +22,8 @@ import { consume, LIMITS } from '../limits/rate-limit.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
 import { orgAccess, type Actor, type OrgScope } from '../membership/access.js';
 import { recordAudit } from '../membership/audit.js';
-import { isOrgRole, type OrgRole } from '../membership/roles.js';
-import { findOrgById, lockOrg, readPersonEmail, type OrgRow } from '../membership/store.js';
+import { decide, isOrgRole, type OrgRole, type OrgViewer } from '../membership/roles.js';
+import { findOrgById, lockOrg, readPersonEmail, readRole, type OrgRow } from '../membership/store.js';
 import { joinIn } from './members.js';
 import type { OrgView } from './orgs.js';
 import {
@@ -177,6 +177,13 @@ export async function acceptInvitation(deps: FlowDeps, actor: Actor, token: unkn
   const scope: OrgScope = { org, role: invitation.role, actor };
   const personal: PendingChange = await changeAccount(deps, org.id, async (tx, change) => {
     if (!(await lockOrg(tx, org.id))) throw invalidInvitation();
+    // The invitation stands only while whoever sent it may still invite with that role: an admin
+    // removed (or an owner demoted) since cannot let anyone in through it.
+    const inviterRole = invitation.invitedBy === null ? null : await readRole(tx, org.id, invitation.invitedBy);
+    const inviter: OrgViewer | null = inviterRole === null ? null : { kind: 'member', role: inviterRole, scopes: null };
+    if (inviter === null || decide(inviter, 'invitations.manage') !== 'allowed' || (invitation.role === 'owner' && decide(inviter, 'owners.manage') !== 'allowed')) {
+      throw badRequest(PROBLEMS.invalidInvitation, 'Whoever sent this invitation can no longer invite people with this role. Ask the organization for a new invitation.');
+    }
     if (!(await markAccepted(tx, invitation.id, now))) throw invalidInvitation();
     return joinIn(deps, tx, change, scope, { accountId: actor.viewer.accountId, email: member.email }, invitation.role, now);
   });

@@ -10,9 +10,9 @@ import type { DomainDeps } from '../context.js';
 import { conflict, invalidInput, notFound, PROBLEMS } from '../errors.js';
 import { changeAccount, changeIn, type AccountChange, type PendingChange } from '../activity/account-change.js';
 import type { Tx } from '../store.js';
-import { orgAccess, type Actor, type OrgScope } from '../membership/access.js';
+import { orgAccess, refuse, type Actor, type OrgScope } from '../membership/access.js';
 import { recordAudit } from '../membership/audit.js';
-import { isOrgRole, type OrgRole } from '../membership/roles.js';
+import { decide, isOrgRole, type OrgAction, type OrgRole, type OrgViewer } from '../membership/roles.js';
 import { countOwners, deleteMember, insertMember, lockOrg, readPersonEmail, readRole, selectMembers, setMemberRole, type MemberRow } from '../membership/store.js';
 
 type FlowDeps = Pick<DomainDeps, 'clock' | 'db' | 'events' | 'outbox' | 'mailNotify' | 'webhookNotify'>;
@@ -28,6 +28,14 @@ const lastOwner = () => conflict(PROBLEMS.lastOwner, 'An organization keeps at l
 export async function listMembers(deps: Pick<DomainDeps, 'db'>, actor: Actor, slug: string): Promise<MemberRow[]> {
   const scope = await orgAccess(deps, actor, slug, 'members.read');
   return selectMembers(deps.db, scope.org.id, MAX_MEMBERS);
+}
+
+/** The actor's role, read again under the organization's lock, must still allow `action`. */
+async function recheck(tx: Tx, scope: OrgScope, action: OrgAction): Promise<void> {
+  const role = await readRole(tx, scope.org.id, scope.actor.viewer.accountId);
+  const viewer: OrgViewer = { kind: 'member', role: role ?? 'member', scopes: scope.actor.viewer.scopes };
+  if (role === null) throw notFound(PROBLEMS.orgNotFound, 'No such organization.');
+  if (decide(viewer, action) !== 'allowed') refuse(action, viewer);
 }
 
 /** The `org.member` webhook event's data. */
@@ -52,6 +60,8 @@ export async function changeRole(deps: FlowDeps, actor: Actor, slug: string, acc
       await lockOrg(tx, scope.org.id);
       const locked = await readRole(tx, scope.org.id, accountId);
       if (locked === null) throw noSuchMember();
+      // Decided again on what the lock holds: the target may have become an owner, the actor lost a role.
+      await recheck(tx, scope, locked === 'owner' || role === 'owner' ? 'owners.manage' : 'members.manage');
       if (locked === 'owner' && role !== 'owner' && (await countOwners(tx, scope.org.id)) <= 1) throw lastOwner();
       await setMemberRole(tx, scope.org.id, accountId, role);
       await recordAudit(tx, scope.org.id, actor, 'role_changed', { account_id: accountId, email: person.email, from: locked, to: role }, now);
@@ -78,6 +88,7 @@ export async function removeMember(deps: FlowDeps, actor: Actor, slug: string, a
     await lockOrg(tx, scope.org.id);
     const locked = await readRole(tx, scope.org.id, accountId);
     if (locked === null) throw noSuchMember();
+    if (!leaving) await recheck(tx, scope, locked === 'owner' ? 'owners.manage' : 'members.manage');
     if (locked === 'owner' && (await countOwners(tx, scope.org.id)) <= 1) throw lastOwner();
     await deleteMember(tx, scope.org.id, accountId);
     await recordAudit(tx, scope.org.id, actor, leaving ? 'member_left' : 'member_removed', { account_id: accountId, email, role: locked }, now);

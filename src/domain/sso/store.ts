@@ -37,8 +37,8 @@ export async function findEmailAccount(
   emailNormalized: string,
   provider: string,
 ): Promise<{ id: string; hasPassword: boolean; hasProviderIdentity: boolean } | null> {
-  const a = await db.account.findUnique({
-    where: { emailNormalized },
+  const a = await db.account.findFirst({
+    where: { emailNormalized, kind: 'person' },
     select: { id: true, passwordHash: true, linkedIdentities: { where: { provider }, select: { id: true } } },
   });
   return a && { id: a.id, hasPassword: a.passwordHash !== null, hasProviderIdentity: a.linkedIdentities.length > 0 };

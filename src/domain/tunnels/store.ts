@@ -65,9 +65,10 @@ export function updateTunnelRow(
   return tx.tunnel.update({ where: { id }, data, select: TUNNEL });
 }
 
-/** Moves the tunnel to another owner (its subdomain must be free there). */
-export function moveTunnelRow(tx: Tx, id: string, accountId: string): Promise<OwnedTunnel> {
-  return tx.tunnel.update({ where: { id }, data: { accountId }, select: TUNNEL });
+/** Moves the tunnel from `from` to another owner (its subdomain must be free there); null when `from` no longer owns it. */
+export async function moveTunnelRow(tx: Tx, id: string, from: string, accountId: string): Promise<OwnedTunnel | null> {
+  const { count } = await tx.tunnel.updateMany({ where: { id, accountId: from }, data: { accountId } });
+  return count === 1 ? tx.tunnel.findUnique({ where: { id }, select: TUNNEL }) : null;
 }
 
 /** Deletes the account's tunnel; false when it was gone already. */

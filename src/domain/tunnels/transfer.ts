@@ -7,7 +7,7 @@
 // `tunnel_transferred` in its audit log.
 import type { DomainDeps } from '../context.js';
 import { changeIn } from '../activity/account-change.js';
-import { conflict, invalidInput, PROBLEMS } from '../errors.js';
+import { conflict, invalidInput, noSuchTunnel, PROBLEMS } from '../errors.js';
 import { violates } from '../../infra/db/errors.js';
 import { inTransaction } from '../store.js';
 import { orgAccess, type Actor, type OrgScope } from '../membership/access.js';
@@ -26,7 +26,12 @@ export async function transferTunnel(deps: FlowDeps, actor: Actor, id: string, t
   if (typeof to !== 'string' || to === '') throw invalidInput(PROBLEMS.invalidTunnelSettings, 'to', 'Name where the tunnel goes: an organization’s slug, or "me".');
   const { tunnel, org: from } = await tunnelAccess(deps, actor, id, 'tunnels.write');
   let target: OrgScope | null = null;
-  if (to !== 'me') target = await orgAccess(deps, actor, to, 'tunnels.create');
+  if (to !== 'me') {
+    target = await orgAccess(deps, actor, to, 'tunnels.create');
+    // Who may reach it comes along: in an organization, only who may decide that may bring it
+    // in (as creating it there with these settings would need).
+    if (tunnel.access !== 'public' || tunnel.allowedEmails.length > 0) await orgAccess(deps, actor, to, 'tunnels.access');
+  }
   const targetId = target ? target.org.id : actor.viewer.accountId;
   if (targetId === tunnel.accountId) return;
   const zone = deps.config.zone;
@@ -37,8 +42,10 @@ export async function transferTunnel(deps: FlowDeps, actor: Actor, id: string, t
     moved = await inTransaction(deps.db, async (tx) => {
       const cap = tunnelCap(target !== null);
       if (!(await reserveTunnelSlot(tx, targetId, cap))) throw conflict(PROBLEMS.tunnelLimit, `The new owner already has ${cap} tunnels, the most it may.`);
+      const after = await moveTunnelRow(tx, id, before.accountId, targetId);
+      // Moved or deleted meanwhile: what was decided on is gone.
+      if (after === null) throw noSuchTunnel();
       await releaseTunnelSlot(tx, before.accountId);
-      const after = await moveTunnelRow(tx, id, targetId);
       await deleteTunnelGrants(tx, id, mcpUrlsOf(before, before.account.slug, zone));
       const leaving = changeIn(tx, deps, before.accountId);
       const arriving = changeIn(tx, deps, targetId);

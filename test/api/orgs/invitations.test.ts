@@ -372,3 +372,25 @@ test('GraphQL: invitations connection, invitation(token), the mutations; session
   const revoked = await gql(s, 'mutation ($slug: String!, $id: ID!) { revokeInvitation(slug: $slug, id: $id) }', { slug: org.slug, id: third.json.data.createInvitation.id }, { bearer: owner.token });
   assert.deepEqual(revoked.json.data, { revokeInvitation: true });
 });
+
+test('an invitation stands only while its sender may still invite: removed or demoted since, the link answers 400', async () => {
+  const owner = await signedIn(s, { verified: true });
+  const org = await createOrg(owner);
+  const admin = await signedIn(s, { verified: true });
+  await addMember(org, admin, 'admin');
+  const invitee = await signedIn(s, { verified: true });
+  const sent = await invited(org, admin, invitee.email, 'admin');
+  // The admin is removed before the invitee accepts.
+  assert.equal((await s.request(`/api/orgs/${org.slug}/members/${admin.id}`, { method: 'DELETE', bearer: owner.token })).status, 204);
+  const refused = await accept(invitee, sent.token);
+  assertProblem(refused, 400, 'BAD_REQUEST');
+  assertType(refused, PROBLEMS.invalidInvitation);
+  assertProblem(await s.request(`/api/orgs/${org.slug}`, { bearer: invitee.token }), 404, 'NOT_FOUND');
+  // An owner's invitation to an owner, its sender demoted to admin since: refused too.
+  const second = await signedIn(s, { verified: true });
+  await addMember(org, second, 'owner');
+  const other = await signedIn(s, { verified: true });
+  const asOwner = await invited(org, second, other.email, 'owner');
+  assert.equal((await s.request(`/api/orgs/${org.slug}/members/${second.id}`, { method: 'PATCH', bearer: owner.token, body: { role: 'admin' } })).status, 200);
+  assertProblem(await accept(other, asOwner.token), 400, 'BAD_REQUEST');
+});

@@ -47,6 +47,16 @@ test('create: 201 with the creator as owner; listed, read by slug; verified addr
   assertProblem(await s.request('/api/orgs', { method: 'POST', body: { slug: uniqueSlug(), name: 'X' } }), 401, 'UNAUTHENTICATED');
 });
 
+test("an organization's row is nobody's sign-in: its key as an address finds no account", async () => {
+  const org = await createOrg(s, owner);
+  const key = `org:${org.id}`;
+  assert.equal((await s.request('/auth/forgot-password', { method: 'POST', body: { email: key } })).status < 500, true);
+  await s.deps.background.drain();
+  assert.equal(await s.deps.db.emailToken.count({ where: { accountId: org.id } }), 0, 'no reset token for the organization');
+  const login = await s.request('/auth/login', { method: 'POST', body: { email: key, password: 'correct horse battery' } });
+  assert.ok(login.status === 400 || login.status === 401, login.text);
+});
+
 test('the slug namespace is shared with accounts, both ways', async () => {
   assertProblem(await s.request('/api/orgs', { method: 'POST', bearer: owner.token, body: { slug: owner.slug, name: 'Mine' } }), 409, 'CONFLICT');
   const org = await createOrg(s, owner);
@@ -158,6 +168,13 @@ test('transfer: to an organization and back; the old host answers 404 at once; a
   // Same subdomain already in the organization.
   await s.request(`/api/orgs/${org.slug}/tunnels`, { method: 'POST', bearer: owner.token, body: { subdomain: t.subdomain } });
   assertProblem(await s.request(`/api/tunnels/${t.id}/transfer`, { method: 'POST', bearer: owner.token, body: { to: org.slug } }), 409, 'CONFLICT');
+  // A member brings in a tunnel whose access is not public only where they may decide access.
+  const member = await signedIn(s, { verified: true });
+  await addMember(s, org.slug, member, 'member', owner);
+  const guarded = await createTunnel(s, member, { access: 'oauth' });
+  assertProblem(await s.request(`/api/tunnels/${guarded.id}/transfer`, { method: 'POST', bearer: member.token, body: { to: org.slug } }), 403, 'FORBIDDEN');
+  const open = await createTunnel(s, member);
+  assert.equal((await s.request(`/api/tunnels/${open.id}/transfer`, { method: 'POST', bearer: member.token, body: { to: org.slug } })).status, 200);
   const stranger = await signedIn(s, { verified: true });
   const theirs = await createOrg(s, stranger);
   assertProblem(await s.request(`/api/tunnels/${t.id}/transfer`, { method: 'POST', bearer: owner.token, body: { to: theirs.slug } }), 404, 'NOT_FOUND');

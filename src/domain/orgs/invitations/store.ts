@@ -14,9 +14,11 @@ export interface InvitationRow {
   expiresAt: Date;
   acceptedAt: Date | null;
   revokedAt: Date | null;
+  /** The member who sent it (null: unknown). */
+  invitedBy: string | null;
 }
 
-const ROW = { id: true, orgId: true, email: true, emailNormalized: true, role: true, createdAt: true, expiresAt: true, acceptedAt: true, revokedAt: true } as const;
+const ROW = { id: true, orgId: true, email: true, emailNormalized: true, role: true, createdAt: true, expiresAt: true, acceptedAt: true, revokedAt: true, invitedBy: true } as const;
 const asRow = (r: Omit<InvitationRow, 'role'> & { role: string }): InvitationRow => ({ ...r, role: r.role as OrgRole });
 
 const pending = (now: Date) => ({ acceptedAt: null, revokedAt: null, expiresAt: { gt: now } });
