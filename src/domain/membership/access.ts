@@ -29,7 +29,7 @@ export interface OrgScope {
 const noSuchOrg = () => notFound(PROBLEMS.orgNotFound, 'No such organization.');
 
 /** The id of the service token behind a viewer (`token:<id>` sessions), or null for a session. */
-export const tokenIdOf = (viewer: Viewer): string | null => (viewer.sessionId.startsWith('token:') ? viewer.sessionId.slice('token:'.length) : null);
+const tokenIdOf = (viewer: Viewer): string | null => (viewer.sessionId.startsWith('token:') ? viewer.sessionId.slice('token:'.length) : null);
 
 export async function viewerOf(deps: Pick<DomainDeps, 'db'>, org: OrgRow, viewer: Viewer): Promise<OrgViewer | null> {
   if (viewer.accountId === org.id) return viewer.scopes === null ? null : { kind: 'org-token', scopes: viewer.scopes };

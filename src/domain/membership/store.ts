@@ -103,10 +103,6 @@ export async function selectMemberAddresses(db: DbHandle, orgId: string, roles: 
   return rows.map((r) => ({ accountId: r.accountId, email: r.account.email }));
 }
 
-export function countMembers(db: DbHandle, orgId: string): Promise<number> {
-  return db.orgMember.count({ where: { orgId } });
-}
-
 export async function insertMember(tx: Tx, orgId: string, accountId: string, role: OrgRole, now: Date): Promise<void> {
   await tx.orgMember.create({ data: { orgId, accountId, role, joinedAt: now } });
 }

@@ -87,7 +87,8 @@ export async function updateOrg(deps: FlowDeps, actor: Actor, slug: string, inpu
     assertValidSlug(input.slug);
     newSlug = (await renameSlug(deps, scope.org.id, input.slug, null)).slug;
   }
-  if (name !== null || renamesSlug) {
+  // Recorded only when something changed (a PATCH with the same name is a no-op).
+  if ((name !== null && name !== scope.org.name) || renamesSlug) {
     await changeAccount(deps, scope.org.id, async (tx) => {
       if (name !== null && name !== scope.org.name) await setOrgName(tx, scope.org.id, name);
       await recordAudit(tx, scope.org.id, actor, 'org_renamed', { ...(name !== null ? { name } : {}), ...(renamesSlug ? { from: slug, to: newSlug } : {}) }, now);
