@@ -211,7 +211,15 @@ test('an organization’s endpoint failing for five days: the notice goes to its
   const moved = 5 * DAY_MS + 60_000;
   try {
     await s.request(`/api/orgs/${org.slug}/tunnels`, { method: 'POST', bearer: owner.token, body: { subdomain: uniqueSubdomain('fail') } });
-    await receiver.waitFor(() => at(w.path).length === 1);
+    // The attempt is recorded (its failure dated) before the clock moves: the receiver hearing
+    // it is not enough, the server writes the failure after the answer.
+    let failed = false;
+    for (let i = 0; i < 200 && !failed; i++) {
+      const log = (await s.request(`/api/orgs/${org.slug}/webhooks/${w.id}/deliveries?limit=5`, { bearer: owner.token })).json.deliveries as { status_code: number | null }[];
+      failed = log.some((d) => d.status_code === 500);
+      if (!failed) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(failed, 'the failed attempt is recorded');
     s.clock.advance(moved);
     await s.request(`/api/orgs/${org.slug}/webhooks/${w.id}/test`, { method: 'POST', bearer: owner.token });
     const toOwner = await s.smtp.waitFor(owner.email, 'webhook-disabled');
