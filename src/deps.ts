@@ -28,6 +28,7 @@ import { WebhookWorker } from './domain/webhooks/delivery.js';
 import { wireWebhookMetrics } from './infra/observability/webhook-metrics.js';
 import { oldestDueAge, oldestUndeliveredAge } from './domain/webhooks/store.js';
 import type { PublicFetchOptions } from './infra/net/public-fetch.js';
+import { OwnerTunnelLists } from './domain/tunnels/owner-lists.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -152,6 +153,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     database,
     metrics,
     breachedPasswords,
+    tunnelLists: new OwnerTunnelLists(),
     events,
     providers: createProviders(config),
     mailContext: { serviceName: config.serviceName, appUrl: config.appUrl },

@@ -8,6 +8,7 @@ import type { Outbox } from '../infra/mail/outbox.js';
 import type { MailContext } from './emails/messages.js';
 import type { Cipher } from '../infra/crypto/cipher.js';
 import type { SessionTouches } from './sessions/touches.js';
+import type { OwnerTunnelLists } from './tunnels/owner-lists.js';
 
 export interface DomainDeps {
   db: Db;
@@ -41,6 +42,8 @@ export interface DomainDeps {
   cipher: Cipher;
   /** The Pwned Passwords range check (passwords/breached-password.ts); always false when off. */
   breachedPasswords: (password: string) => Promise<boolean>;
+  /** This instance's copies of organizations' tunnel lists (tunnels/owner-lists.ts). */
+  tunnelLists: OwnerTunnelLists;
 }
 
 /** Who is making the request, as the adapters see it. */

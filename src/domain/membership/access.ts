@@ -83,7 +83,7 @@ export function orgAccessKnown(org: OrgRow & { role: OrgRole | null }, actor: Ac
   const viewer: OrgViewer =
     org.role === null ? { kind: 'org-token', scopes: actor.viewer.scopes ?? [] } : { kind: 'member', role: org.role, scopes: actor.viewer.scopes };
   if (decide(viewer, action) !== 'allowed') refuse(action, viewer);
-  return { org: { id: org.id, slug: org.slug, name: org.name, createdAt: org.createdAt }, role: org.role, actor };
+  return { org: { id: org.id, slug: org.slug, name: org.name, createdAt: org.createdAt, tunnelsVersion: org.tunnelsVersion }, role: org.role, actor };
 }
 
 /** The audit log's actor: the member (id and address) or the organization's token. */

@@ -9,10 +9,12 @@ export interface OrgRow {
   slug: string;
   name: string;
   createdAt: Date;
+  /** Moves with every change to its tunnels (tunnels/owner-lists.ts). */
+  tunnelsVersion: bigint;
 }
 
-const ORG = { id: true, slug: true, name: true, createdAt: true } as const;
-const asOrg = (row: { id: string; slug: string; name: string | null; createdAt: Date }): OrgRow => ({ ...row, name: row.name ?? row.slug });
+const ORG = { id: true, slug: true, name: true, createdAt: true, tunnelsVersion: true } as const;
+const asOrg = (row: { id: string; slug: string; name: string | null; createdAt: Date; tunnelsVersion: bigint }): OrgRow => ({ ...row, name: row.name ?? row.slug });
 
 /** The `email_normalized` of an organization's row: no address normalizes to it (no `@`). */
 export const orgEmailKey = (id: string): string => `org:${id}`;

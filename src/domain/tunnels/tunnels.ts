@@ -175,9 +175,19 @@ export async function listTunnels(deps: Pick<TunnelsDeps, 'db' | 'config'>, owne
   return (await selectTunnels(deps.db, ownerId)).map((t) => viewOf(t, deps.config.zone));
 }
 
-/** An organization's tunnels (the caller's access decided), oldest first. */
-export async function listOrgTunnels(deps: Pick<DomainDeps, 'sql'> & { config: Pick<Config, 'zone'> }, org: { id: string; slug: string }): Promise<TunnelView[]> {
-  return (await selectOwnerTunnels(deps.sql, { ...org, kind: 'org' })).map((t) => viewOf(t, deps.config.zone));
+/**
+ * An organization's tunnels (the caller's access decided), oldest first: this instance's copy
+ * while the organization row read for this request still carries the version it was read at
+ * (owner-lists.ts), else one statement.
+ */
+export async function listOrgTunnels(
+  deps: Pick<DomainDeps, 'sql' | 'tunnelLists'> & { config: Pick<Config, 'zone'> },
+  org: { id: string; slug: string; tunnelsVersion: bigint },
+): Promise<readonly TunnelView[]> {
+  const copy = deps.tunnelLists.get(org.id, org.tunnelsVersion, org.slug);
+  if (copy !== undefined) return copy;
+  const views = (await selectOwnerTunnels(deps.sql, { ...org, kind: 'org' })).map((t) => viewOf(t, deps.config.zone));
+  return deps.tunnelLists.set(org.id, org.tunnelsVersion, org.slug, views);
 }
 
 /** A tunnel the actor may read; NOT_FOUND for an unknown one or one they may not see. */

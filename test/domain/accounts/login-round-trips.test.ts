@@ -11,6 +11,7 @@ import { DomainEvents } from '../../../src/domain/events.js';
 import { hashPassword } from '../../../src/domain/passwords/password.js';
 import type { Sql } from '../../../src/domain/store.js';
 import { MemoryCache } from '../../../src/infra/cache/memory.js';
+import { OwnerTunnelLists } from '../../../src/domain/tunnels/owner-lists.js';
 
 const PASSWORD = 'correct horse battery';
 const EMAIL = 'round-trips@example.com';
@@ -79,6 +80,7 @@ function setup(signIn: () => Promise<unknown[]>) {
     clock: () => new Date(),
     mailNotify: () => {},
     webhookNotify: () => {},
+    tunnelLists: new OwnerTunnelLists(),
     background: { run: () => {}, pending: 0 },
     // Not reached by a password login from a known network without a rehash: no transaction,
     // no alert to render or seal.
