@@ -20,8 +20,10 @@ type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events'> & { config
 export interface DeletionHooks {
   /** Once the deletion is confirmed, before anything goes: refuse it, or remove what goes first. */
   before?(accountId: string): Promise<void>;
-  /** First in the deletion's transaction: refuse it under locks taken there. */
+  /** First in the deletion's transaction: refuse it under locks taken there, or record what it ends. */
   within?(tx: Tx, accountId: string): Promise<void>;
+  /** Once the deletion has committed. */
+  after?(accountId: string): Promise<void>;
 }
 
 export async function deleteAccount(
@@ -54,4 +56,5 @@ export async function deleteAccount(
   });
   await tombstone(deps, [...credentials, viewer.tokenHash]);
   await deps.events.emit('account.deleted', { accountId: account.id, slug: account.slug, tunnelIds: tunnels.map((t) => t.id) });
+  await hooks.after?.(account.id);
 }

@@ -69,11 +69,11 @@ export async function lockOrg(tx: Tx, orgId: string): Promise<boolean> {
   return rows.length === 1;
 }
 
-/** Locks the rows of the organizations the account owns, in one order (their membership changes wait). */
-export async function lockOwnedOrgs(tx: Tx, accountId: string): Promise<void> {
+/** Locks the rows of the organizations the account is a member of, in one order (their membership changes wait). */
+export async function lockOrgsOf(tx: Tx, accountId: string): Promise<void> {
   await tx.$queryRaw`
     SELECT a.id FROM accounts a JOIN org_members m ON m.org_id = a.id
-    WHERE m.account_id = ${accountId} AND m.role = 'owner' AND a.kind = 'org' ORDER BY a.id FOR UPDATE OF a`;
+    WHERE m.account_id = ${accountId} AND a.kind = 'org' ORDER BY a.id FOR UPDATE OF a`;
 }
 
 export function countOwners(tx: Tx, orgId: string): Promise<number> {

@@ -13,7 +13,7 @@ import type { Tx } from '../store.js';
 import { orgAccess, refuse, type Actor, type OrgScope } from '../membership/access.js';
 import { recordAudit } from '../membership/audit.js';
 import { decide, isOrgRole, type OrgAction, type OrgRole, type OrgViewer } from '../membership/roles.js';
-import { countOwners, deleteMember, insertMember, lockOrg, readPersonEmail, readRole, selectMembers, setMemberRole, type MemberRow } from '../membership/store.js';
+import { countOwners, deleteMember, insertMember, lockOrg, readPersonEmail, readRole, selectMembers, selectOrgsOf, setMemberRole, type MemberRow } from '../membership/store.js';
 
 type FlowDeps = Pick<DomainDeps, 'clock' | 'db' | 'events' | 'outbox' | 'mailNotify' | 'webhookNotify'>;
 
@@ -96,6 +96,25 @@ export async function removeMember(deps: FlowDeps, actor: Actor, slug: string, a
     return personalEvent(deps, tx, accountId, 'org_left', scope, actor, now);
   });
   await personal.committed();
+}
+
+/**
+ * Within the deletion of the actor's account (in its transaction `tx`, the organizations already
+ * locked): each organization it is still a member of records `member_left` and tells its
+ * webhooks `org.member` `left`, as if the member had left. Returns the organizations' changes,
+ * to be told once the deletion has committed.
+ */
+export async function leaveAllIn(deps: FlowDeps, tx: Tx, actor: Actor, now: Date): Promise<PendingChange[]> {
+  const accountId = actor.viewer.accountId;
+  const email = (await readPersonEmail(tx, accountId))?.email ?? '';
+  const changes: PendingChange[] = [];
+  for (const org of await selectOrgsOf(tx, accountId)) {
+    const change = changeIn(tx, deps, org.id);
+    await recordAudit(tx, org.id, actor, 'member_left', { account_id: accountId, email, role: org.role, reason: 'account_deleted' }, now);
+    await change.publish('org.member', memberEvent({ org, role: org.role, actor }, 'left', { accountId, email }, null), now);
+    changes.push(change);
+  }
+  return changes;
 }
 
 /**

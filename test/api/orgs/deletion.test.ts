@@ -1,20 +1,24 @@
 // Deleting an account that belongs to organizations (API.md section 18): the last owner of an
 // organization with other members is refused (409 naming it, on REST and GraphQL) and nothing
 // goes; an organization whose only member is the account goes with it (its tunnels' hosts answer
-// 404 at once, its tokens stop, its slug is held); an organization with another owner stays.
+// 404 at once, its tokens stop, its slug is held); an organization with another owner stays, and
+// every organization the account was in hears of it as of a member leaving (audit, webhooks).
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { PASSWORD, signedIn, type SignedIn } from '../../support/accounts.js';
 import { gql, gqlCode } from '../../support/graphql.js';
 import { addMember, createOrg } from '../../support/orgs.js';
 import { assertProblem } from '../../support/problem.js';
 import { useServer } from '../../support/server.js';
 import { card, uniqueSubdomain } from '../../support/tunnels.js';
+import { WebhookReceiver } from '../../support/webhook-receiver.js';
 import { deleteAccount } from '../../../src/domain/accounts/deletion.js';
 import { orgDeletionHooks } from '../../../src/domain/orgs/account-deletion.js';
 
 const ZONE = 'tunnels.example.test';
-const s = useServer({ env: { ZONE } });
+const receiver = await WebhookReceiver.start();
+after(() => receiver.close());
+const s = useServer({ env: { ZONE, WEBHOOK_ALLOW_PRIVATE: 'true' } });
 
 const del = (who: SignedIn, password = PASSWORD) => s.request('/api/account', { method: 'DELETE', bearer: who.token, body: { email: who.email, password } });
 
@@ -80,9 +84,28 @@ test('an organization with another owner stays, without the account', async () =
   const org = await createOrg(s, a);
   const co = await signedIn(s, { verified: true });
   await addMember(s, org, co, 'owner');
+  // …and a plain member of another organization, whose webhook listens for members.
+  const other = await createOrg(s, co);
+  await addMember(s, other, a, 'member');
+  const hook = await s.request(`/api/orgs/${other.slug}/webhooks`, { method: 'POST', bearer: co.token, body: { url: `${receiver.url}/deleted-member`, events: ['org.member'] } });
+  assert.equal(hook.status, 201, hook.text);
   assert.equal((await del(a)).status, 204);
   const members = (await s.request(`/api/orgs/${org.slug}/members`, { bearer: co.token })).json.members;
   assert.deepEqual(members.map((m: { account_id: string }) => m.account_id), [co.id]);
+  // Both organizations' logs record the member leaving, by the account itself.
+  for (const [o, role] of [[org, 'owner'], [other, 'member']] as const) {
+    const events = (await s.request(`/api/orgs/${o.slug}/audit`, { bearer: co.token })).json.events;
+    assert.deepEqual(
+      events.filter((e: { type: string }) => e.type === 'member_left').map((e: { actor: unknown; target: unknown }) => [e.actor, e.target]),
+      [[{ account_id: a.id, email: a.email }, { account_id: a.id, email: a.email, role, reason: 'account_deleted' }]],
+      o.slug,
+    );
+  }
+  await receiver.waitFor(() => receiver.received.some((r) => r.path === '/deleted-member'));
+  const heard = receiver.received.filter((r) => r.path === '/deleted-member').map((r) => JSON.parse(r.body) as { type: string; data: unknown });
+  assert.deepEqual(heard, [
+    { type: 'org.member', timestamp: (heard[0] as { timestamp: string }).timestamp, data: { action: 'left', org: { id: other.id, slug: other.slug }, member: { account_id: a.id, email: a.email, role: null } } },
+  ]);
 });
 
 test('a co-owner stepping down while the deletion runs: refused under the organizations’ locks, nothing goes', async () => {
@@ -90,8 +113,8 @@ test('a co-owner stepping down while the deletion runs: refused under the organi
   const org = await createOrg(s, a);
   const co = await signedIn(s, { verified: true });
   await addMember(s, org, co, 'owner');
-  const hooks = orgDeletionHooks(s.deps);
   const viewer = { accountId: a.id, sessionId: 'race', tokenHash: '', authenticatedAt: 0, scopes: null };
+  const hooks = orgDeletionHooks(s.deps, { viewer, client: { ip: '127.0.0.1', userAgent: 'test' } });
   const racing = deleteAccount(s.deps, viewer, { email: a.email, password: PASSWORD }, { ip: '127.0.0.1', userAgent: 'test' }, {
     async before(accountId) {
       await hooks.before(accountId);
