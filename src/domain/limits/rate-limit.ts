@@ -56,6 +56,11 @@ export const LIMITS = {
   mfaFailedNotice: { name: 'mfa-failed-notice', max: 1, windowMs: HOUR },
   /** Invitations sent per organization (API.md section 18): each sends an email to an address the organization chose. */
   orgInvitations: { name: 'org-invitations', max: 20, windowMs: HOUR },
+  /**
+   * Invitations sent per inviting account, whichever of its organizations they are for: an
+   * account that owns several (or makes and deletes them) sends no more than this.
+   */
+  invitationsPerInviter: { name: 'org-invitations-by', max: 40, windowMs: HOUR },
 } satisfies Record<string, Limit>;
 
 const key = (limit: Limit, subject: string) => `rl:${limit.name}:${subject}`;

@@ -18,7 +18,7 @@ import { normalizeEmail, parseEmail } from '../email-address.js';
 import { isUuid } from '../ids.js';
 import { changeAccount, type PendingChange } from '../activity/account-change.js';
 import { orgInvitation } from '../emails/messages.js';
-import { consume, LIMITS } from '../limits/rate-limit.js';
+import { consumeAll, LIMITS } from '../limits/rate-limit.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../infra/crypto/tokens.js';
 import { orgAccess, type Actor, type OrgScope } from '../membership/access.js';
 import { recordAudit } from '../membership/audit.js';
@@ -78,10 +78,16 @@ export async function createInvitation(deps: FlowDeps, actor: Actor, slug: strin
   const email = parseEmail(typeof input.email === 'string' ? input.email : '', 'email');
   const emailNormalized = normalizeEmail(email);
 
-  // Counted first, whatever follows: an attempt past the hour's budget is refused.
-  const sent = await consume(deps.cache, LIMITS.orgInvitations, scope.org.id);
-  if (!sent.allowed) {
-    throw rateLimited(PROBLEMS.invitationLimit, sent.retryAfterSeconds, `This organization has sent ${LIMITS.orgInvitations.max} invitations in the last hour, the most it may. Try again later.`);
+  // Counted first, whatever follows: an attempt past either hour's budget is refused.
+  const [byOrg, byInviter] = await consumeAll(deps.cache, [
+    { limit: LIMITS.orgInvitations, subject: scope.org.id },
+    { limit: LIMITS.invitationsPerInviter, subject: actor.viewer.accountId },
+  ]);
+  if (!byOrg!.allowed) {
+    throw rateLimited(PROBLEMS.invitationLimit, byOrg!.retryAfterSeconds, `This organization has sent ${LIMITS.orgInvitations.max} invitations in the last hour, the most it may. Try again later.`);
+  }
+  if (!byInviter!.allowed) {
+    throw rateLimited(PROBLEMS.invitationLimit, byInviter!.retryAfterSeconds, `You have sent ${LIMITS.invitationsPerInviter.max} invitations in the last hour, across your organizations, the most you may. Try again later.`);
   }
 
   const inviter = await readPersonEmail(deps.db, actor.viewer.accountId);

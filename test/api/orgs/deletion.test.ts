@@ -103,9 +103,10 @@ test('an organization with another owner stays, without the account', async () =
   }
   await receiver.waitFor(() => receiver.received.some((r) => r.path === '/deleted-member'));
   const heard = receiver.received.filter((r) => r.path === '/deleted-member').map((r) => JSON.parse(r.body) as { type: string; data: unknown });
-  assert.deepEqual(heard, [
-    { type: 'org.member', timestamp: (heard[0] as { timestamp: string }).timestamp, data: { action: 'left', org: { id: other.id, slug: other.slug }, member: { account_id: a.id, email: a.email, role: null } } },
-  ]);
+  assert.deepEqual(
+    heard.map((h) => [h.type, h.data]),
+    [['org.member', { action: 'left', org: { id: other.id, slug: other.slug }, member: { account_id: a.id, email: a.email, role: null } }]],
+  );
 });
 
 test('a co-owner stepping down while the deletion runs: refused under the organizations’ locks, nothing goes', async () => {

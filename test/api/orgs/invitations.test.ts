@@ -1,8 +1,8 @@
 // Invitations to an organization (API.md section 18), over REST and GraphQL: who may invite whom,
 // the org-invitation email and its link (7 days, once), accepting only with the invited address
 // verified (case-insensitive), the refusals in words, decline and revoke, the limits (50 pending,
-// 20 sent an hour, counted even while the cache is unreachable), the audit log, the invitee's own
-// activity, and two accepts of one link at once.
+// 20 sent an hour per organization and 40 per inviter, counted even while the cache is
+// unreachable), the audit log, the invitee's own activity, and two accepts of one link at once.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { randomUUID } from 'node:crypto';
@@ -271,6 +271,22 @@ test('at most 20 invitations sent per organization an hour: 429 invitation-limit
   // Another organization has its own budget.
   const other = await createOrg(owner);
   assert.equal((await invite(other, owner, uniqueEmail('hourly'))).status, 201);
+});
+
+test('at most 40 invitations sent per inviter an hour, across organizations: another admin still may', async () => {
+  const owner = await signedIn(s, { verified: true });
+  const [a, b, c] = [await createOrg(owner), await createOrg(owner), await createOrg(owner)];
+  for (const org of [a, b]) {
+    for (let i = 0; i < 20; i++) assert.equal((await invite(org!, owner, uniqueEmail('inviter'))).status, 201);
+  }
+  const r = await invite(c!, owner, uniqueEmail('inviter'));
+  assertProblem(r, 429, 'RATE_LIMITED');
+  assertType(r, PROBLEMS.invitationLimit);
+  assert.match(r.json.detail, /across your organizations/);
+  assert.ok(Number(r.headers['retry-after']) <= 3600);
+  const admin = await signedIn(s, { verified: true });
+  await s.deps.db.orgMember.create({ data: { orgId: c!.id, accountId: admin.id, role: 'admin' } });
+  assert.equal((await invite(c!, admin, uniqueEmail('inviter'))).status, 201);
 });
 
 test('at most 50 pending invitations: 429 invitation-limit until one is revoked (expired ones do not count)', async () => {
