@@ -199,6 +199,7 @@ const CATALOG = {
   invalidInvitation: entry('orgs', 'BAD_REQUEST', 'Invalid invitation', 'The invitation link is unknown, used, revoked or expired.'),
   invitationForOtherAddress: entry('orgs', 'FORBIDDEN', 'Invitation for another address', 'The invitation was sent to another address, or the account has not verified it.'),
   alreadyMember: entry('orgs', 'CONFLICT', 'Already a member', 'The account or address is already a member of the organization.'),
+  memberLimit: entry('orgs', 'CONFLICT', 'Member limit', 'The organization has the most members it may; remove one first.'),
   invitationLimit: entry('orgs', 'RATE_LIMITED', 'Invitation limit', 'The organization has the most pending invitations, or sent the most this hour.'),
   ownsOrganizations: entry('orgs', 'CONFLICT', 'Owns organizations', 'The account is the last owner of organizations with other members: hand them over first.'),
 

@@ -76,6 +76,10 @@ export async function lockOrgsOf(tx: Tx, accountId: string): Promise<void> {
     WHERE m.account_id = ${accountId} AND a.kind = 'org' ORDER BY a.id FOR UPDATE OF a`;
 }
 
+export function countMembers(tx: Tx, orgId: string): Promise<number> {
+  return tx.orgMember.count({ where: { orgId } });
+}
+
 export function countOwners(tx: Tx, orgId: string): Promise<number> {
   return tx.orgMember.count({ where: { orgId, role: 'owner' } });
 }

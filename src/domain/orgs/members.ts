@@ -13,11 +13,11 @@ import type { Tx } from '../store.js';
 import { orgAccess, refuse, type Actor, type OrgScope } from '../membership/access.js';
 import { recordAudit } from '../membership/audit.js';
 import { decide, isOrgRole, type OrgAction, type OrgRole, type OrgViewer } from '../membership/roles.js';
-import { countOwners, deleteMember, insertMember, lockOrg, readPersonEmail, readRole, selectMembers, selectOrgsOf, setMemberRole, type MemberRow } from '../membership/store.js';
+import { countMembers, countOwners, deleteMember, insertMember, lockOrg, readPersonEmail, readRole, selectMembers, selectOrgsOf, setMemberRole, type MemberRow } from '../membership/store.js';
 
 type FlowDeps = Pick<DomainDeps, 'clock' | 'db' | 'events' | 'outbox' | 'mailNotify' | 'webhookNotify'>;
 
-/** Members listed at most (every list the API returns stays bounded). */
+/** Members an organization has at most (joining past it is refused), so its list is whole. */
 export const MAX_MEMBERS = 1000;
 
 export type { MemberRow } from '../membership/store.js';
@@ -131,6 +131,9 @@ export async function joinIn(
   now: Date,
 ): Promise<PendingChange> {
   if ((await readRole(tx, scope.org.id, member.accountId)) !== null) throw conflict(PROBLEMS.alreadyMember, 'You are already a member of this organization.');
+  if ((await countMembers(tx, scope.org.id)) >= MAX_MEMBERS) {
+    throw conflict(PROBLEMS.memberLimit, `This organization has ${MAX_MEMBERS} members, the most it may. Ask it to remove someone, then accept again.`);
+  }
   await insertMember(tx, scope.org.id, member.accountId, role, now);
   await recordAudit(tx, scope.org.id, scope.actor, 'member_joined', { account_id: member.accountId, email: member.email, role }, now);
   await change.publish('org.member', memberEvent(scope, 'joined', member, role), now);

@@ -330,6 +330,31 @@ test('the hourly limit never fails open: with the cache unreachable it is counte
   }
 });
 
+test('at most 1,000 members: accepting past it is 409 member-limit, and the list stays whole', async () => {
+  const owner = await signedIn(s, { verified: true });
+  const org = await createOrg(owner);
+  // 998 more members (made in SQL: accounts with no password, nothing else), 999 in all.
+  const tag = randomUUID().slice(0, 8);
+  await s.deps.db.$executeRaw`
+    INSERT INTO accounts (id, email, email_normalized, slug, email_verified, updated_at)
+    SELECT ${tag} || '-' || i, 'm' || i || '-' || ${tag} || '@example.com', 'm' || i || '-' || ${tag} || '@example.com', 'm' || i || '-' || ${tag}, true, now()
+    FROM generate_series(1, 998) AS i`;
+  await s.deps.db.$executeRaw`INSERT INTO org_members (org_id, account_id, role) SELECT ${org.id}, ${tag} || '-' || i, 'member' FROM generate_series(1, 998) AS i`;
+  const [last, late] = [await signedIn(s, { verified: true }), await signedIn(s, { verified: true })];
+  const first = await invited(org, owner, last.email);
+  const second = await invited(org, owner, late.email);
+  assert.equal((await accept(last, first.token)).status, 200);
+  const refused = await accept(late, second.token);
+  assertProblem(refused, 409, 'CONFLICT');
+  assertType(refused, PROBLEMS.memberLimit);
+  const members = await s.request(`/api/orgs/${org.slug}/members`, { bearer: owner.token });
+  assert.equal(members.json.members.length, 1000);
+  assert.ok(members.json.members.some((m: { account_id: string }) => m.account_id === last.id));
+  // The invitation was not used up: once someone leaves, it works.
+  assert.equal((await s.request(`/api/orgs/${org.slug}/members/${last.id}`, { method: 'DELETE', bearer: last.token })).status, 204);
+  assert.equal((await accept(late, second.token)).status, 200);
+});
+
 test('two accepts of one link at once: one joins, the other is refused; one member, one member_joined', async () => {
   const owner = await signedIn(s, { verified: true });
   const org = await createOrg(owner);
