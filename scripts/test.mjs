@@ -27,6 +27,10 @@ const jobs = Math.max(1, Math.min(files.length, 8, Number(process.env.TEST_JOBS)
 // --test-timeout bounds any single test (10 minutes, far above the slowest).
 const NODE_ARGS = ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-force-exit', '--test-timeout=600000', '--test-reporter=spec'];
 
+// V8's code cache on disk (node's module compile cache): each file's process compiles the same
+// few hundred modules; with the cache, only the first one does (a quarter of a file's start-up).
+const compileCache = process.env.NODE_COMPILE_CACHE ?? join('node_modules', '.cache', 'node-compile');
+
 const cleanups = [];
 const slots = [];
 const databaseUrl = process.env.DATABASE_URL;
@@ -87,7 +91,7 @@ function runFile(file, slot) {
   if (slot.REDIS_URL) spawnSync('redis-cli', ['-u', slot.REDIS_URL, 'FLUSHDB'], { stdio: 'ignore' });
   return new Promise((resolve) => {
     const out = [];
-    const child = spawn(process.execPath, [...NODE_ARGS, file], { env: { ...process.env, ...slot }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...NODE_ARGS, file], { env: { ...process.env, NODE_COMPILE_CACHE: compileCache, ...slot }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (d) => out.push(d));
     child.stderr.on('data', (d) => out.push(d));
     child.on('close', (code) => {
