@@ -29,6 +29,7 @@ import { wireWebhookMetrics } from './infra/observability/webhook-metrics.js';
 import { oldestDueAge, oldestUndeliveredAge } from './domain/webhooks/store.js';
 import type { PublicFetchOptions } from './infra/net/public-fetch.js';
 import { OwnerTunnelLists } from './domain/tunnels/owner-lists.js';
+import { closeInOrder } from './infra/close-in-order.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -166,12 +167,19 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     policy: { signupsPerNetworkPerHour: config.signupRateLimit, reauthWindowMs: config.reauthWindowMs, webhookAllowPrivate: config.webhookAllowPrivate },
     background,
     async close() {
-      // After-reply work first, while the database and the cache it uses are still open.
-      await background.drain();
-      await touches.close();
-      transport.close();
-      await cache.close();
-      await database.close();
+      // After-reply work first, while the database and the cache it uses are still open; the
+      // database last, and closed even when a step before it failed.
+      const closed = await closeInOrder(
+        [
+          ['background work', () => background.drain()],
+          ['session touches', () => touches.close()],
+          ['mail transport', () => transport.close()],
+          ['cache', () => cache.close()],
+          ['database', () => database.close()],
+        ],
+        (step, err) => logger.error({ step, err: (err as Error).message }, 'closing failed'),
+      );
+      if (!closed) throw new Error('closing the dependencies failed (logged above)');
     },
   };
   return deps;

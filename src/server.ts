@@ -5,6 +5,7 @@ import { createDeps } from './deps.js';
 import { startTracing } from './infra/observability/tracing.js';
 import { startWorkers } from './workers.js';
 import { missingStartSettings } from './infra/runtime-flags.js';
+import { closeInOrder } from './infra/close-in-order.js';
 
 async function main(): Promise<void> {
   let config;
@@ -40,14 +41,16 @@ async function main(): Promise<void> {
     deps.logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
-    try {
-      await app.close();
-      await workers.stop();
-      await deps.close();
-      await tracing?.shutdown();
-    } finally {
-      process.exit(0);
-    }
+    const closed = await closeInOrder(
+      [
+        ['http', () => app.close()],
+        ['workers', () => workers.stop()],
+        ['dependencies', () => deps.close()],
+        ['tracing', () => tracing?.shutdown()],
+      ],
+      (step, err) => deps.logger.error({ step, err: (err as Error).message }, 'shutdown step failed'),
+    );
+    process.exit(closed ? 0 : 1);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));

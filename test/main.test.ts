@@ -85,4 +85,6 @@ test('the embedded server keeps its data across a restart and exits cleanly on S
   const secondRss = rssMiB(second);
   assert.ok(secondRss < RESTART_RSS_MIB, `resident memory after a restart ${secondRss.toFixed(0)} MiB`);
   assert.equal(await stop(second, 'SIGINT'), 0);
+  // Exit status 0 means every shutdown step, the embedded database's close included, succeeded.
+  for (const r of [first, second]) assert.doesNotMatch(r.output(), /shutdown step failed|closing failed/);
 });
