@@ -28,7 +28,7 @@ const jobs = Math.max(1, Math.min(files.length, 8, Number(process.env.TEST_JOBS)
 const NODE_ARGS = ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-force-exit', '--test-timeout=600000', '--test-reporter=spec'];
 
 // V8's code cache on disk (node's module compile cache): each file's process compiles the same
-// few hundred modules; with the cache, only the first one does (a quarter of a file's start-up).
+// few hundred modules; with the cache, only the first one does.
 const compileCache = process.env.NODE_COMPILE_CACHE ?? join('node_modules', '.cache', 'node-compile');
 
 const cleanups = [];
