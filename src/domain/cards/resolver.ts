@@ -165,7 +165,7 @@ export class CardResolver {
     }
   }
 
-  /** Stops the known-hosts filter's rebuilds and the presence marks, and says this instance is gone. */
+  /** Stops the known-hosts filter's checks and builds and the presence marks, and says this instance is gone. */
   async stop(): Promise<void> {
     this.hosts.stop();
     if (this.presence) clearInterval(this.presence);
