@@ -20,8 +20,8 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { cpuSeconds, cpuTimes, startServer, type Proc } from './lib.js';
 import { binaries, checkHugePages, clusterPids, hugePagesMode, hugePagesSetting, startPrivatePostgres, type PrivatePostgres } from './private-postgres.js';
-import { KnownHosts } from '../src/domain/cards/known-hosts.js';
 import { TUNNEL_HOSTS_PAGE_SQL } from '../src/domain/cards/store.js';
+import { measureUpkeep, seedTunnels, type Upkeep } from './filter-upkeep.js';
 import { SWEEPS } from '../src/domain/retention/retention.js';
 import { batchStatement } from '../src/domain/retention/store.js';
 import { OUTBOX_CLAIM, OUTBOX_EXPIRED_SWEEP } from '../src/infra/mail/worker.js';
@@ -55,7 +55,15 @@ const SMALL = 1000;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 /** SCALE_ONLY=<regular expression>: only the paths whose name matches (profiling one path). */
 const ONLY = process.env.SCALE_ONLY ? new RegExp(process.env.SCALE_ONLY) : null;
-/** SCALE_SETS=small: skip the large set (a quick check of the harness or of one path). */
+/**
+ * SCALE_FILTER_TUNNELS: the sizes (tunnels) at which the known-hosts filter's build, hour of upkeep
+ * and plans are measured, each on a database of its own (filter-upkeep.ts); `none` skips them.
+ */
+const FILTER_SIZES = (process.env.SCALE_FILTER_TUNNELS ?? '100000,1000000,10000000')
+  .split(',')
+  .filter((v) => v !== 'none' && v !== '')
+  .map(Number);
+/** SCALE_SETS=small: skip the large set (a quick check of the harness or of one path); empty: no path at all. */
 const SETS = (process.env.SCALE_SETS ?? 'small,large').split(',');
 /**
  * SCALE_DIAG=1 (the run's own cluster only): per path, each statement's calls, execution and
@@ -356,34 +364,6 @@ async function quietFrom(admin: pg.Client, db: string, text: string): Promise<vo
   }
 }
 
-/**
- * One build of the card resolver's known-hosts filter on `url`, as each instance runs it every 5
- * minutes: its wall time, this process's CPU (the rows' parsing and the filter) and PostgreSQL's.
- */
-async function knownHostsBuild(url: string): Promise<{ wallMs: number; nodeMs: number; postgresMs: number; pages: number }> {
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  let pages = 0;
-  const sql = async <Row>(text: string, values: readonly unknown[]): Promise<Row[]> => {
-    if (text === TUNNEL_HOSTS_PAGE_SQL) pages++;
-    return (await pool.query({ name: `k${text.length}`, text, values: [...values] })).rows as Row[];
-  };
-  try {
-    // A first build on the connection, unmeasured: the figure is a later build's (the server's
-    // pool keeps its connections; a new backend first faults in the shared buffers it touches).
-    await new KnownHosts(sql, ZONE, (err) => { throw err; }).rebuild(0);
-    pages = 0;
-    const p0 = postgresCpu().all;
-    const c0 = process.cpuUsage();
-    const t0 = performance.now();
-    await new KnownHosts(sql, ZONE, (err) => { throw err; }).rebuild(0);
-    const wallMs = performance.now() - t0;
-    const c = process.cpuUsage(c0);
-    return { wallMs, nodeMs: (c.user + c.system) / 1000, postgresMs: (postgresCpu().all - p0) * 1000, pages };
-  } finally {
-    await pool.end();
-  }
-}
-
 async function runPaths(admin: pg.Client, db: string, url: string, accounts: number, tag: 'small' | 'large'): Promise<Map<string, Figure>> {
   await flushRedis();
   const server = await startServer({ ZONE, ENCRYPTION_KEY, DATABASE_URL: url, REDIS_URL: REDIS, PWNED_PASSWORDS_URL: 'off', LOG_LEVEL: 'error' });
@@ -516,7 +496,6 @@ async function explain(url: string): Promise<string[]> {
   const at = ids.map(() => new Date());
   await show('session touches (a batch of 1,000)', TOUCH_ROWS, [ids, at, at, 1, 1]);
   await show('card miss', 'SELECT t.id FROM tunnels t JOIN accounts a ON a.id = t.account_id WHERE a.slug = $1 AND t.subdomain = $2', ['user5', 'app']);
-  await show('known-hosts filter page', TUNNEL_HOSTS_PAGE_SQL, ['user5', 'app']);
   await show('activity page', 'SELECT seq FROM security_events WHERE account_id = $1 ORDER BY seq DESC LIMIT 51', ['x']);
   await c.end();
   return plans;
@@ -559,6 +538,8 @@ if (DIAG) await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
 const stamp = Date.now();
 const dbs = { small: `scale_small_${stamp}`, large: `scale_large_${stamp}` };
 const results = new Map<string, { small?: Figure; large?: Figure }>();
+const upkeeps: Upkeep[] = [];
+const filterDbs: string[] = [];
 const notes: string[] = [];
 {
   const { rows } = await admin.query(`SELECT current_setting('server_version') AS v, current_setting('shared_buffers') AS sb`);
@@ -591,27 +572,39 @@ try {
         (cluster ? `, read into shared buffers in ${warmed.toFixed(0)} s` : ''),
     );
     process.stderr.write(`${notes.at(-1)}\n`);
-    const build = await knownHostsBuild(urlOf(db));
-    notes.push(
-      `known-hosts filter build on the ${tag} set (each instance, every 5 minutes): ${build.pages} page${build.pages === 1 ? '' : 's'} in ${(build.wallMs / 1000).toFixed(2)} s, ` +
-        `${build.nodeMs.toFixed(0)} ms of the instance's CPU, ${build.postgresMs.toFixed(0)} ms of PostgreSQL's`,
-    );
-    process.stderr.write(`${notes.at(-1)}\n`);
     const figures = await runPaths(admin, db, urlOf(db), accounts, tag);
     for (const [name, f] of figures) results.set(name, { ...results.get(name), [tag]: f });
   }
   if (SETS.includes('large')) notes.push(...(await explain(urlOf(dbs.large))).map((p) => `EXPLAIN on the large set (sequential scans priced out), ${p}`));
+  for (const tunnels of FILTER_SIZES) {
+    const db = `scale_filter_${tunnels}_${stamp}`;
+    filterDbs.push(db);
+    await admin.query(`CREATE DATABASE ${db}`);
+    const first = await startServer({ ZONE, ENCRYPTION_KEY, DATABASE_URL: urlOf(db), LOG_LEVEL: 'error' });
+    await first.stop();
+    const seeded = await seedTunnels(urlOf(db), tunnels);
+    process.stderr.write(`filter: ${tunnels} tunnels seeded in ${seeded.toFixed(0)} s\n`);
+    const u = await measureUpkeep(urlOf(db), tunnels, seeded, ZONE, () => postgresCpu().all);
+    upkeeps.push(u);
+    process.stderr.write(`${upkeepLine(u)}\n`);
+    await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+  }
 } finally {
   // SCALE_KEEP=1: the databases (and the run's own cluster, still running) stay for a look
   // afterwards (EXPLAIN, pg_statio); drop or stop them by hand.
   if (process.env.SCALE_KEEP === '1') {
     const where = cluster ? ` on ${ADMIN} (stop: kill -INT ${cluster.pid}; then rm -r ${cluster.dir})` : '';
     process.stderr.write(`kept: ${Object.values(dbs).join(', ')}${where}\n`);
-  } else for (const db of Object.values(dbs)) await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`).catch(() => {});
+  } else for (const db of [...Object.values(dbs), ...filterDbs]) await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`).catch(() => {});
   await admin.end();
   if (cluster && process.env.SCALE_KEEP !== '1') {
     await cluster.stop();
   }
+}
+
+function upkeepLine(u: Upkeep): string {
+  return `filter at ${u.tunnels} tunnels: build ${u.build.pages} pages ${(u.build.wallMs / 1000).toFixed(2)} s (${u.build.nodeMs.toFixed(0)} ms instance, ${u.build.postgresMs.toFixed(0)} ms PostgreSQL); ` +
+    `an hour of upkeep ${u.hour.nodeMs.toFixed(1)} ms instance, ${u.hour.postgresMs.toFixed(1)} ms PostgreSQL over ${u.hour.checks} checks`;
 }
 
 const kb = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)} kB` : `${n.toFixed(0)} B`);
@@ -647,4 +640,16 @@ if (cold && warm) notes.push(`cold session check on the large set: ${(cold.serve
 if (flood && hit) notes.push(`random unknown hosts on the large set: ${flood.statements.toFixed(3)} statements per request (target ≤ 0.1), ${(flood.rps / hit.rps).toFixed(2)} of the card hit's req/s (target ≥ 0.5)`);
 if (loginSmall && loginLarge) notes.push(`login PostgreSQL CPU large ÷ small: ${(loginLarge.postgresUs / loginSmall.postgresUs).toFixed(2)}, net of idle ${(netOf('large', loginLarge) / netOf('small', loginSmall)).toFixed(2)} (target ≤ 1.15)`);
 notes.push('statements/req counts transactions in pg_stat_database (the background workers add a few per second); PostgreSQL CPU is every process of its cluster (the run’s own; every postgres process with SCALE_POSTGRES_URL); 2-core machine, load generator on it');
-process.stdout.write(`\n${lines.join('\n')}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`);
+const upkeepTable = upkeeps.length === 0 ? '' : [
+  '',
+  '| tunnels | seed | build (once, at start): pages, wall, instance CPU, PostgreSQL CPU | an hour of upkeep: checks, instance CPU, PostgreSQL CPU, rows read (changes made) | plans |',
+  '|---|---|---|---|---|',
+  ...upkeeps.map((u) =>
+    `| ${u.tunnels.toLocaleString('en')} | ${u.seedSeconds.toFixed(0)} s | ${u.build.pages}, ${(u.build.wallMs / 1000).toFixed(2)} s, ${u.build.nodeMs.toFixed(0)} ms, ${u.build.postgresMs.toFixed(0)} ms | ` +
+      `${u.hour.checks}, ${u.hour.nodeMs.toFixed(1)} ms, ${u.hour.postgresMs.toFixed(1)} ms, ${u.hour.rows} (${u.hour.changes}) | ${u.plans.some((p) => p.whole) ? '**a whole large table read**' : 'every statement on an index'} |`,
+  ),
+  '',
+  ...upkeeps.flatMap((u) => u.plans.map((p) => `- filter at ${u.tunnels.toLocaleString('en')} tunnels, EXPLAIN (as planned) of ${p.name}: ${p.scans}`)),
+].join('\n');
+process.stdout.write(`\n${lines.join('\n')}\n${upkeepTable}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`);
+if (upkeeps.some((u) => u.plans.some((p) => p.whole))) process.exitCode = 1;
