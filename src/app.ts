@@ -113,6 +113,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     deps,
     oauth,
     viewer: req.viewer,
+    accountView: req.accountView,
     presentedBearer: req.credentialVia === 'bearer',
     client: clientInfo(req),
     setSessionCookie: (token, expiresAt) => setSessionCookie(reply, config, token, expiresAt),

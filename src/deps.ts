@@ -106,7 +106,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     ...(opts.mailRetryBaseMs !== undefined ? { retryBaseMs: opts.mailRetryBaseMs } : {}),
   });
   const events = new DomainEvents(logger);
-  wireAccountView({ events, cache });
+  wireAccountView({ events, cache, sql: (text, values) => deps.sql(text, values) });
   wireIntrospections({ events, cache, db: database.prisma });
   const background = new BackgroundWork(logger);
   // Through the deps' own `sql` (a test's statement spy sees the batch).

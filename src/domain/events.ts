@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 
 export interface DomainEventMap {
   /** A session was issued: the account's last login changed. */
-  'account.signedIn': { accountId: string };
+  /** `viewVersion`: the account view's version the sign-in committed (account-view.ts), when the sign-in statement read it. */
+  'account.signedIn': { accountId: string; viewVersion?: number | null };
   /** A change to the account committed (activity/account-change.ts): what it shows may differ. */
   'account.changed': { accountId: string };
   'account.slugChanged': { accountId: string; oldSlug: string; newSlug: string };

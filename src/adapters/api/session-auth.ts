@@ -5,7 +5,8 @@
 // cookie-authenticated cross-site write is refused before that (cors.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientInfo, Viewer } from '../../domain/context.js';
-import { validateSessionToken, type SessionDeps } from '../../domain/sessions/session.js';
+import { validateSessionToken, type SessionDeps, type ValidSession } from '../../domain/sessions/session.js';
+import { validateSessionWithView, type AccountView } from '../../domain/accounts/account-view.js';
 import { isServiceTokenLike } from '../../domain/tokens/format.js';
 import { validateServiceToken } from '../../domain/tokens/token-check.js';
 import type { Config } from '../../infra/config.js';
@@ -17,6 +18,12 @@ declare module 'fastify' {
   interface FastifyRequest {
     viewer: Viewer | null;
     credentialVia: 'cookie' | 'bearer' | null;
+    /** The account view, when it was read with the session (a route that shows the account: `accountView` in its config). */
+    accountView: AccountView | null;
+  }
+  interface FastifyContextConfig {
+    /** The route shows the signed-in account: a session not cached is read with the view, in one statement. */
+    accountView?: boolean;
   }
 }
 
@@ -43,7 +50,8 @@ export function readCredential(req: FastifyRequest, config: CookieConfig): Crede
   return cookie ? { token: cookie, via: 'cookie' } : null;
 }
 
-export async function authenticate(deps: SessionDeps, credential: Credential | null, ip: string): Promise<Viewer | null> {
+/** Who is calling; with `withView`, a session not cached comes with the account's view (`view.value`). */
+export async function authenticate(deps: SessionDeps, credential: Credential | null, ip: string, view?: { value: AccountView | null }): Promise<Viewer | null> {
   if (!credential) return null;
   if (isServiceTokenLike(credential.token)) {
     // Service tokens are for API clients: never a cookie.
@@ -52,7 +60,12 @@ export async function authenticate(deps: SessionDeps, credential: Credential | n
     if (!token) return null;
     return { accountId: token.accountId, sessionId: `token:${token.id}`, tokenHash: token.tokenHash, authenticatedAt: 0, scopes: token.scopes };
   }
-  const session = await validateSessionToken(deps, credential.token);
+  let session: ValidSession | null | undefined;
+  if (view) {
+    const read = await validateSessionWithView(deps, credential.token);
+    session = read?.session;
+    view.value = read?.view ?? null;
+  } else session = await validateSessionToken(deps, credential.token);
   if (!session) return null;
   return { accountId: session.accountId, sessionId: session.id, tokenHash: session.tokenHash, authenticatedAt: session.authenticatedAt, scopes: null };
 }
@@ -60,13 +73,18 @@ export async function authenticate(deps: SessionDeps, credential: Credential | n
 export function registerSessionAuth(app: FastifyInstance, deps: SessionDeps & { config: Pick<Config, 'allowedOrigins' | 'secureCookies'> }): void {
   app.decorateRequest('viewer', null);
   app.decorateRequest('credentialVia', null);
+  app.decorateRequest('accountView', null);
   // onRequest, not preHandler: the body is parsed between the two, and a malformed or non-JSON
   // body must not answer 400/415 before the missing credential answers 401.
   app.addHook('onRequest', async (req) => {
     const credential = readCredential(req, deps.config);
     req.credentialVia = credential?.via ?? null;
     assertSameSiteWrite(req, deps.config, req.credentialVia);
-    req.viewer = await authenticate(deps, credential, credential ? clientIp(req) : '');
+    if (req.routeOptions.config?.accountView === true) {
+      const view = { value: null as AccountView | null };
+      req.viewer = await authenticate(deps, credential, credential ? clientIp(req) : '', view);
+      req.accountView = view.value;
+    } else req.viewer = await authenticate(deps, credential, credential ? clientIp(req) : '');
   });
 }
 

@@ -1,6 +1,7 @@
 // The per-request context of every resolver, built by the HTTP adapter (GraphQL or REST shim).
 import type { DomainDeps, ClientInfo, Viewer } from '../../domain/context.js';
 import type { Config } from '../../infra/config.js';
+import type { AccountView } from '../../domain/accounts/account-view.js';
 import type { StatusDeps } from '../../domain/status/rollup.js';
 import type { OAuthServer } from '../authorization-server/server.js';
 
@@ -9,6 +10,8 @@ export interface GraphQLContext {
   /** The authorization server: its consent requests (API.md section 13). */
   oauth: Pick<OAuthServer, 'describe' | 'approve' | 'deny'>;
   viewer: Viewer | null;
+  /** The viewer's account view, when it was read with the session (GET /api/account on a cold session). */
+  accountView?: AccountView | null;
   /** The request presented `Authorization: Bearer` (when `viewer` is null, a token that did not authenticate). */
   presentedBearer: boolean;
   client: ClientInfo;

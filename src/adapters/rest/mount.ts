@@ -21,6 +21,7 @@ import type { GraphQLContext } from '../graphql/context.js';
 import { sendProblem, type InvalidInput } from '../problem.js';
 import type { RestRoute } from './route.js';
 import { tokenScopeError } from '../graphql/token-scopes.js';
+import { operationShowsAccount } from '../graphql/types/account.js';
 import { operationOf, routeVariables, variablesOf, type RouteVariable } from './variables.js';
 
 /** Where a REST request gives an input: a body member or a query or path parameter. */
@@ -90,6 +91,8 @@ export function mountRest(
     app.route({
       method: route.method,
       url: route.url,
+      // A route that shows the account reads a session that is not cached with its view (session-auth.ts).
+      config: { accountView: route.method === 'GET' && operationShowsAccount(document) },
       ...(route.public ? {} : { onRequest: signedInFirst }),
       handler: async (req, reply) => {
         const refused = tokenScopeError(schema, document, req.viewer);

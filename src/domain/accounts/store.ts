@@ -2,6 +2,7 @@
 // password, deletion), its single-use email tokens, what the account view shows, and what the
 // first proof of an address removes.
 import type { DbHandle, Sql, Tx } from '../store.js';
+import { sessionColumns, type SessionRow } from '../sessions/store.js';
 
 // --- the account row
 
@@ -182,25 +183,77 @@ export interface AccountViewRow {
   totpOn: boolean;
   unusedRecoveryCodes: number;
   passkeys: number;
+  /** The database's version of all of the above (migration 20261207000000). */
+  viewVersion: number;
 }
 
-/**
- * The account view in one statement straight on node-postgres (a cold cache reads it for every
- * signed-in dashboard load): the row, its linked identities as JSON, and the counts as scalar
- * subqueries, each on its account_id index. Through the model API it was several statements and
- * Prisma's result mapping.
- */
-const ACCOUNT_VIEW = `SELECT a.id, a.email, a.email_verified AS "emailVerified", a.slug, a.plan, a.password_hash AS "passwordHash",
+// The view's columns of account `a` (every one but its id): its row, its linked identities as
+// JSON, the counts as scalar subqueries, each on its account_id index, and the version the
+// database keeps of all of it (migration 20261207000000).
+const VIEW_COLUMNS = `a.email, a.email_verified AS "emailVerified", a.slug, a.plan, a.password_hash AS "passwordHash",
     a.last_login_at AS "lastLoginAt", a.last_login_ip AS "lastLoginIp",
     (SELECT coalesce(json_agg(json_build_object('provider', l.provider, 'email', l.email, 'linkedAt', l.linked_at) ORDER BY l.linked_at), '[]')
        FROM linked_identities l WHERE l.account_id = a.id) AS "linkedIdentities",
     EXISTS (SELECT 1 FROM totp_credentials t WHERE t.account_id = a.id AND t.enabled_at IS NOT NULL) AS "totpOn",
     (SELECT count(*)::int FROM recovery_codes r WHERE r.account_id = a.id AND r.used_at IS NULL) AS "unusedRecoveryCodes",
-    (SELECT count(*)::int FROM passkeys p WHERE p.account_id = a.id) AS passkeys
-  FROM accounts a WHERE a.id = $1`;
+    (SELECT count(*)::int FROM passkeys p WHERE p.account_id = a.id) AS passkeys,
+    a.view_version::float8 AS "viewVersion"`;
+
+/**
+ * The account view in one statement straight on node-postgres (a cold cache reads it for every
+ * signed-in dashboard load). Through the model API it was several statements and Prisma's result
+ * mapping.
+ */
+const ACCOUNT_VIEW = `SELECT a.id, ${VIEW_COLUMNS} FROM accounts a WHERE a.id = $1`;
+
+type ViewColumns = Omit<AccountViewRow, 'id' | 'linkedIdentities'> & { linkedIdentities: { provider: string; email: string; linkedAt: string }[] };
+
+function viewRowOf(id: string, row: ViewColumns): AccountViewRow {
+  return {
+    id,
+    email: row.email,
+    emailVerified: row.emailVerified,
+    slug: row.slug,
+    plan: row.plan,
+    passwordHash: row.passwordHash,
+    lastLoginAt: row.lastLoginAt,
+    lastLoginIp: row.lastLoginIp,
+    linkedIdentities: row.linkedIdentities.map((l) => ({ ...l, linkedAt: new Date(l.linkedAt) })),
+    totpOn: row.totpOn,
+    unusedRecoveryCodes: row.unusedRecoveryCodes,
+    passkeys: row.passkeys,
+    viewVersion: row.viewVersion,
+  };
+}
 
 export async function readAccountViewRow(sql: Sql, accountId: string): Promise<AccountViewRow | null> {
-  const [row] = await sql<Omit<AccountViewRow, 'linkedIdentities'> & { linkedIdentities: { provider: string; email: string; linkedAt: string }[] }>(ACCOUNT_VIEW, [accountId]);
+  const [row] = await sql<ViewColumns & { id: string }>(ACCOUNT_VIEW, [accountId]);
+  return row ? viewRowOf(row.id, row) : null;
+}
+
+/** The database's version of the account's view; null when the account is gone. */
+export async function readViewVersion(sql: Sql, accountId: string): Promise<number | null> {
+  const [row] = await sql<{ v: number }>('SELECT view_version::float8 AS v FROM accounts WHERE id = $1', [accountId]);
+  return row?.v ?? null;
+}
+
+/**
+ * A session by its token's hash and its account's view, in one statement: what a signed-in page
+ * that shows the account needs when neither is cached (account-view.ts).
+ */
+const SESSION_WITH_VIEW = `SELECT ${sessionColumns('s')}, ${VIEW_COLUMNS}
+  FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.token_hash = $1`;
+
+export async function readSessionWithView(sql: Sql, tokenHash: string): Promise<{ session: SessionRow; view: AccountViewRow } | null> {
+  const [row] = await sql<SessionRow & ViewColumns>(SESSION_WITH_VIEW, [tokenHash]);
   if (!row) return null;
-  return { ...row, linkedIdentities: row.linkedIdentities.map((l) => ({ ...l, linkedAt: new Date(l.linkedAt) })) };
+  const session: SessionRow = {
+    id: row.id,
+    accountId: row.accountId,
+    expiresAt: row.expiresAt,
+    lastSeenAt: row.lastSeenAt,
+    createdAt: row.createdAt,
+    authenticatedAt: row.authenticatedAt,
+  };
+  return { session, view: viewRowOf(row.accountId, row) };
 }

@@ -89,11 +89,15 @@ function epochOf(deps: Pick<SessionDeps, 'db' | 'cache'>, since = 0): number | P
   return deps.cache.kind === 'memory' ? 0 : revocationEpoch(deps.db).current(since);
 }
 
-export async function validateSessionToken(deps: SessionDeps, token: string): Promise<ValidSession | null> {
+/**
+ * The session of a token, through the cache. `kind` says how a miss is loaded: by default the
+ * session row alone; account-view.ts reads the account's view with it in the same statement.
+ */
+export async function validateSessionToken(deps: SessionDeps, token: string, kind: CredentialKind<ValidSession> = SESSION_CREDENTIAL): Promise<ValidSession | null> {
   if (!isWellFormedTimeOrderedToken(token)) return null;
   const tokenHash = timeOrderedTokenKey(token);
   const now = deps.clock().getTime();
-  const session = await readThrough(deps, tokenHash, SESSION_CREDENTIAL, now);
+  const session = await readThrough(deps, tokenHash, kind, now);
   if (!session) return null;
   if (session.expiresAt <= now || now >= session.createdAt + SESSION_ABSOLUTE_LIFETIME_MS) {
     await revokeSessions(deps, [{ id: session.id, tokenHash }]);
@@ -179,7 +183,11 @@ export function nextExpiry(expiresAt: number, createdAt: number, now: number): n
  */
 async function loadSession(deps: Pick<SessionDeps, 'sql' | 'clock' | 'touches'>, tokenHash: string, epoch: number): Promise<ValidSession | null> {
   const row = await readSessionRow(deps.sql, tokenHash);
-  if (!row) return null;
+  return row && loadedSession(deps, row, tokenHash, epoch);
+}
+
+/** A session row read on a cache miss, as it is cached: with the minute's touch queued when due. */
+export function loadedSession(deps: Pick<SessionDeps, 'clock' | 'touches'>, row: SessionRow, tokenHash: string, epoch: number): ValidSession {
   const session = sessionOf(row, tokenHash, epoch);
   const now = deps.clock().getTime();
   if (now - session.lastSeenAt >= LAST_SEEN_INTERVAL_MS && session.expiresAt > now) {
@@ -216,6 +224,9 @@ function ttlFor(session: ValidSession, now: number): number {
 }
 
 const SESSION_CREDENTIAL: CredentialKind<ValidSession> = { revive, load: loadSession, ttlMs: ttlFor };
+
+/** How a cached session is read back and how long it is kept: for another way of loading it (validateSessionToken). */
+export const SESSION_CACHING: Pick<CredentialKind<ValidSession>, 'revive' | 'ttlMs'> = { revive, ttlMs: ttlFor };
 
 async function touch(deps: SessionDeps, session: ValidSession, now: number): Promise<void> {
   // One writer per session per minute across instances: the lock is keyed by the last_seen_at

@@ -120,7 +120,7 @@ export async function issueSignIn(
     await alongside?.();
     throw err;
   }
-  const { newNetwork, evicted, sent, queued } = written;
+  const { newNetwork, evicted, sent, queued, viewVersion } = written;
   if (queued > 0) deps.webhookNotify();
   // After the commit, in one tick: the evicted sessions' tombstones, the account view's
   // invalidation (it shows the last login; it listens: accounts/account-view.ts) and the caller's
@@ -129,7 +129,7 @@ export async function issueSignIn(
   // a login's main-thread CPU: bench/HISTORY.md).
   await Promise.all([
     evicted.length > 0 ? tombstone(deps, evicted) : undefined,
-    deps.events.emit('account.signedIn', { accountId: account.id }),
+    deps.events.emit('account.signedIn', { accountId: account.id, viewVersion }),
     alongside?.(),
   ]);
   if (newNetwork || sent) deps.mailNotify();

@@ -14,8 +14,10 @@ export interface SessionRow {
   authenticatedAt: Date;
 }
 
-const SESSION_COLUMNS = `id, account_id AS "accountId", expires_at AS "expiresAt", last_seen_at AS "lastSeenAt",
-  created_at AS "createdAt", authenticated_at AS "authenticatedAt"`;
+/** A SessionRow's columns, of the sessions table under `alias` (another statement may join it). */
+export const sessionColumns = (alias: string) => `${alias}.id, ${alias}.account_id AS "accountId", ${alias}.expires_at AS "expiresAt",
+  ${alias}.last_seen_at AS "lastSeenAt", ${alias}.created_at AS "createdAt", ${alias}.authenticated_at AS "authenticatedAt"`;
+const SESSION_COLUMNS = sessionColumns('sessions');
 
 /** The session of a token hash, straight on node-postgres (by its unique index). */
 export async function readSessionRow(sql: Sql, tokenHash: string): Promise<SessionRow | null> {
@@ -183,7 +185,7 @@ export const MAX_SESSIONS = 100;
 const SIGN_IN_STATEMENT = `
     WITH a AS (
       UPDATE accounts SET last_login_at = $1, last_login_ip = $2, updated_at = $1 WHERE id = $3
-      RETURNING id
+      RETURNING id, view_version
     ), s AS (
       INSERT INTO sessions (id, account_id, token_hash, user_agent, ip, created_at, last_seen_at, authenticated_at, expires_at, method, second_step)
       VALUES ($4, $3, $5, $6, $2, $1, $1, $1, $7, $8, $9)
@@ -209,7 +211,8 @@ const SIGN_IN_STATEMENT = `
       FROM a
       RETURNING id, account_id, type, at, ip, user_agent, detail
     ), ${webhookFanOut({ account: '$3', type: "'account.security'", data: SECURITY_EVENT_DATA('v'), at: '$1', source: 'v' })}
-    SELECT EXISTS (SELECT 1 FROM n) AS new_network, ARRAY(SELECT token_hash FROM e) AS evicted, (SELECT count(*)::int FROM wd) AS queued`;
+    SELECT EXISTS (SELECT 1 FROM n) AS new_network, ARRAY(SELECT token_hash FROM e) AS evicted, (SELECT count(*)::int FROM wd) AS queued,
+      (SELECT view_version::float8 FROM a) AS view_version`;
 
 /** The statement's parameters, in its order ($1 … $17). */
 export interface SignInValues {
@@ -245,10 +248,17 @@ export interface SignInResult {
   queued: number;
   /** Token hashes of the sessions the sign-in ended (past MAX_SESSIONS). */
   evicted: string[];
+  /** The account view's version the sign-in committed (it shows the last login: account-view.ts). */
+  viewVersion: number | null;
 }
 
-type SignInRow = { new_network: boolean; evicted: string[]; queued: number };
-const resultOf = (rows: SignInRow[]): SignInResult => ({ newNetwork: rows[0]?.new_network === true, evicted: rows[0]?.evicted ?? [], queued: rows[0]?.queued ?? 0 });
+type SignInRow = { new_network: boolean; evicted: string[]; queued: number; view_version: number | null };
+const resultOf = (rows: SignInRow[]): SignInResult => ({
+  newNetwork: rows[0]?.new_network === true,
+  evicted: rows[0]?.evicted ?? [],
+  queued: rows[0]?.queued ?? 0,
+  viewVersion: rows[0]?.view_version ?? null,
+});
 
 /** The statement on its own, straight on node-postgres (a password login: no Prisma raw path in its CPU). */
 export async function runSignIn(sql: Sql, values: SignInValues): Promise<SignInResult> {

@@ -45,6 +45,16 @@ export interface Cache {
   /** Increments a version key (and keeps it for ttlMs). */
   bump(versionKey: string, ttlMs: number): Promise<void>;
   /**
+   * Versions a writer does not count but reads from its database (a number the database moves in
+   * the transaction of every change): stores `value` at `dataPrefix + version` and raises
+   * `versionKey` to `version`, unless the key already holds a larger one (a newer copy, or a change
+   * said to be committed since `value` was read), in which case nothing is stored; false then.
+   * One script; the keys share a slot (getVersioned). The version key is kept for versionTtlMs.
+   */
+  storeVersioned(versionKey: string, dataPrefix: string, version: number, value: string, ttlMs: number, versionTtlMs: number): Promise<boolean>;
+  /** Raises a version key to `version` (never lowers it) and keeps it for ttlMs: a change committed at that version. */
+  raiseVersion(versionKey: string, version: number, ttlMs: number): Promise<void>;
+  /**
    * Presence in a set whose members expire one by one: `member` counts as present for `ttlMs`
    * from now (0 removes it). Under Redis Cluster a set lives in one slot (its own key); times
    * are Redis's own clock, so instances with skewed clocks agree.

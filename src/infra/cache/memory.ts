@@ -126,6 +126,17 @@ export class MemoryCache implements Cache {
     this.put(versionKey, String(Number(this.live(versionKey)?.value ?? '0') + 1), ttlMs);
   }
 
+  async storeVersioned(versionKey: string, dataPrefix: string, version: number, value: string, ttlMs: number, versionTtlMs: number): Promise<boolean> {
+    if (version < Number(this.live(versionKey)?.value ?? '0')) return false;
+    this.put(versionKey, String(version), versionTtlMs);
+    this.put(dataPrefix + version, value, ttlMs);
+    return true;
+  }
+
+  async raiseVersion(versionKey: string, version: number, ttlMs: number): Promise<void> {
+    this.put(versionKey, String(Math.max(version, Number(this.live(versionKey)?.value ?? '0'))), ttlMs);
+  }
+
   async markPresent(setKey: string, member: string, ttlMs: number): Promise<void> {
     const set = this.presence.get(setKey) ?? new Map<string, number>();
     if (ttlMs > 0) set.set(member, this.now() + ttlMs);

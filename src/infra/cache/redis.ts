@@ -52,6 +52,22 @@ if redis.call('GET', KEYS[1]) == ARGV[3] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1`;
 
+// ARGV: data prefix, version, value, its ttl, the version key's ttl.
+const STORE_VERSIONED_SCRIPT = `
+local v = tonumber(ARGV[2])
+if v < tonumber(redis.call('GET', KEYS[1]) or '0') then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[5])
+redis.call('SET', ARGV[1] .. ARGV[2], ARGV[3], 'PX', ARGV[4])
+return 1`;
+
+const RAISE_SCRIPT = `
+if tonumber(ARGV[1]) > tonumber(redis.call('GET', KEYS[1]) or '0') then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+else
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 1`;
+
 const BUMP_SCRIPT = `
 redis.call('INCR', KEYS[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
@@ -99,6 +115,8 @@ export interface RedisCacheOptions {
 interface Scripts {
   getVersioned(versionKey: string, dataPrefix: string): Promise<[string, string | null]>;
   bumpVersion(versionKey: string, ttlMs: string): Promise<number>;
+  storeVersioned(versionKey: string, dataPrefix: string, version: string, value: string, ttlMs: string, versionTtlMs: string): Promise<number>;
+  raiseVersion(versionKey: string, version: string, ttlMs: string): Promise<number>;
   hitCounter(key: string, windowMs: string): Promise<[number, number]>;
   peekCounter(key: string): Promise<[string, number] | null>;
   /** Variadic: the number of keys, the keys, then one window per key. */
@@ -249,6 +267,8 @@ export class RedisCache implements Cache {
     // Scripts run by SHA (EVALSHA), loaded once per connection; each touches one slot.
     client.defineCommand('getVersioned', { numberOfKeys: 1, lua: GET_VERSIONED_SCRIPT });
     client.defineCommand('bumpVersion', { numberOfKeys: 1, lua: BUMP_SCRIPT });
+    client.defineCommand('storeVersioned', { numberOfKeys: 1, lua: STORE_VERSIONED_SCRIPT });
+    client.defineCommand('raiseVersion', { numberOfKeys: 1, lua: RAISE_SCRIPT });
     client.defineCommand('hitCounter', { numberOfKeys: 1, lua: HIT_SCRIPT });
     client.defineCommand('peekCounter', { numberOfKeys: 1, lua: PEEK_SCRIPT });
     client.defineCommand('hitCounters', { lua: HIT_MANY_SCRIPT });
@@ -403,6 +423,16 @@ export class RedisCache implements Cache {
 
   async bump(versionKey: string, ttlMs: number): Promise<void> {
     await this.tracked(this.client.bumpVersion(versionKey, String(Math.max(1, Math.ceil(ttlMs)))));
+  }
+
+  async storeVersioned(versionKey: string, dataPrefix: string, version: number, value: string, ttlMs: number, versionTtlMs: number): Promise<boolean> {
+    if (this.cluster) assertOneSlot(versionKey, `${dataPrefix}0`);
+    const ms = (n: number) => String(Math.max(1, Math.ceil(n)));
+    return (await this.tracked(this.client.storeVersioned(versionKey, dataPrefix, String(version), value, ms(ttlMs), ms(versionTtlMs)))) === 1;
+  }
+
+  async raiseVersion(versionKey: string, version: number, ttlMs: number): Promise<void> {
+    await this.tracked(this.client.raiseVersion(versionKey, String(version), String(Math.max(1, Math.ceil(ttlMs)))));
   }
 
   async markPresent(setKey: string, member: string, ttlMs: number): Promise<void> {

@@ -48,15 +48,14 @@ class RecordingCache extends MemoryCache {
     return this.record('settleCounters', () => super.settleCounters(unhit, del));
   }
 
-  override bump(versionKey: string, ttlMs: number) {
-    return this.record('bump', () => super.bump(versionKey, ttlMs));
+  override raiseVersion(versionKey: string, version: number, ttlMs: number) {
+    return this.record('raiseVersion', () => super.raiseVersion(versionKey, version, ttlMs));
   }
 }
 
 function setup(signIn: () => Promise<unknown[]>) {
   const cache = new RecordingCache();
   const events = new DomainEvents(pino({ level: 'silent' }));
-  wireAccountView({ events, cache });
   const order: string[] = [];
   const sql = (async (text: string) => {
     if (text.includes('FROM accounts a WHERE a.email_normalized')) {
@@ -68,6 +67,7 @@ function setup(signIn: () => Promise<unknown[]>) {
     }
     throw new Error(`unexpected statement: ${text.slice(0, 60)}`);
   }) as Sql;
+  wireAccountView({ events, cache, sql });
   const originalSettle = cache.settleCounters.bind(cache);
   cache.settleCounters = (unhit, del) => {
     order.push('settle');
@@ -94,12 +94,14 @@ function setup(signIn: () => Promise<unknown[]>) {
 const client = { ip: '203.0.113.7', userAgent: 'test' };
 
 test('after the sign-in commits, the limits are settled in the same round trip as the account view is invalidated', async () => {
-  const { deps, cache, order } = setup(async () => [{ new_network: false, evicted: [], queued: 0 }]);
+  // The sign-in statement reads the view's version it committed: no statement after it.
+  const { deps, cache, order } = setup(async () => [{ new_network: false, evicted: [], queued: 0, view_version: 7 }]);
   const signedIn = await login(deps, { email: EMAIL, password: PASSWORD }, client);
   assert.ok('token' in signedIn && signedIn.token.length > 0);
   assert.deepEqual(order, ['sign-in statement', 'settle'], 'settled after the commit, once');
   const after = cache.sent.filter((s) => s.command !== 'hitMany');
-  assert.deepEqual(after.map((s) => s.command).sort(), ['bump', 'settleCounters']);
+  assert.deepEqual(after.map((s) => s.command).sort(), ['raiseVersion', 'settleCounters']);
+  assert.equal((await cache.getVersioned(`view:{${ACCOUNT_ID}}:v`, `view:{${ACCOUNT_ID}}:`)).version, '7', 'the known version is the one committed');
   // Both were sent before either was answered: one round trip, not two in a row.
   assert.deepEqual(new Set(after.map((s) => s.answeredBefore)).size, 1, JSON.stringify(cache.sent));
   // The attempt's counts were taken back: the ceiling and the network count failures only.
@@ -115,7 +117,7 @@ test('a right password whose sign-in cannot commit still has its counts taken ba
   await assert.rejects(login(deps, { email: EMAIL, password: PASSWORD }, client), /connection terminated/);
   assert.deepEqual(order, ['sign-in statement', 'settle']);
   assert.equal((await cache.peek(`rl:login-account-all:${EMAIL}`))?.count, 0);
-  assert.equal(cache.sent.some((s) => s.command === 'bump'), false, 'nothing committed: the view stands');
+  assert.equal(cache.sent.some((s) => s.command === 'raiseVersion'), false, 'nothing committed: the view stands');
 });
 
 test('a wrong password is counted and not settled', async () => {

@@ -1,5 +1,5 @@
 // Account: the `me` query and the account mutations of API.md section 5.
-import { type GraphQLResolveInfo, Kind } from 'graphql';
+import { type DocumentNode, type FieldNode, type GraphQLResolveInfo, Kind } from 'graphql';
 import { confirmEmailChange, requestEmailChange } from '../../../domain/accounts/email-change.js';
 import { resendVerification, verifyEmail } from '../../../domain/accounts/email-verification.js';
 import { deleteAccountWithOrgs } from '../../../domain/orgs/account-deletion.js';
@@ -62,13 +62,22 @@ async function viewOf(ctx: GraphQLContext, accountId: string): Promise<AccountVi
 const ID_ONLY_FIELDS = new Set(['__typename', 'id', 'sessions', 'securityEvents', 'oauthGrants', 'passkeys', 'serviceTokens', 'tunnels', 'webhooks']);
 
 function needsView(info: GraphQLResolveInfo): boolean {
-  for (const node of info.fieldNodes) {
-    for (const selection of node.selectionSet?.selections ?? []) {
-      // A fragment may select anything: the view is loaded.
-      if (selection.kind !== Kind.FIELD || !ID_ONLY_FIELDS.has(selection.name.value)) return true;
-    }
-  }
-  return false;
+  return info.fieldNodes.some(selectsView);
+}
+
+/** Whether a selection of `me` reads the view (a fragment may select anything: it does). */
+function selectsView(me: FieldNode): boolean {
+  return (me.selectionSet?.selections ?? []).some((s) => s.kind !== Kind.FIELD || !ID_ONLY_FIELDS.has(s.name.value));
+}
+
+/**
+ * Whether an operation shows the signed-in account: a root `me` selecting a field of the view.
+ * Its REST route then reads a session that is not cached with the view (rest/mount.ts).
+ */
+export function operationShowsAccount(document: DocumentNode): boolean {
+  return document.definitions.some(
+    (d) => d.kind === Kind.OPERATION_DEFINITION && d.selectionSet.selections.some((s) => s.kind === Kind.FIELD && s.name.value === 'me' && selectsView(s)),
+  );
 }
 
 /**
@@ -86,7 +95,8 @@ builder.queryField('me', (t) =>
     tokenScopes: TOKEN_REACH.any,
     resolve: (_root, _args, ctx, info) => {
       if (!ctx.viewer) return null;
-      return needsView(info) ? loadAccountView(ctx.deps, ctx.viewer.accountId) : idOnly(ctx.viewer.accountId);
+      if (!needsView(info)) return idOnly(ctx.viewer.accountId);
+      return ctx.accountView ?? loadAccountView(ctx.deps, ctx.viewer.accountId);
     },
   }),
 );
