@@ -86,8 +86,8 @@ export async function loadAccountView(deps: { sql: Sql; cache: Cache }, accountI
   return view;
 }
 
-/** The view read with a session on its cache miss, until the session's check is over. */
-const readWith = new WeakMap<ValidSession, AccountViewRow>();
+/** The view read with a session on its cache miss, and its store under way, until the session's check is over. */
+const readWith = new WeakMap<ValidSession, { view: AccountView; stored: Promise<void> }>();
 
 const SESSION_WITH_VIEW: CredentialKind<ValidSession> = {
   ...SESSION_CACHING,
@@ -95,7 +95,9 @@ const SESSION_WITH_VIEW: CredentialKind<ValidSession> = {
     const read = await readSessionWithView(deps.sql, tokenHash);
     if (!read) return null;
     const session = loadedSession(deps, read.session, tokenHash, epoch);
-    readWith.set(session, read.view);
+    // Sent now, so that it is under way with the session's own write (readThrough's, next).
+    const view = viewOf(read.view);
+    readWith.set(session, { view, stored: store(deps.cache, read.view, view) });
     return session;
   },
 };
@@ -108,12 +110,11 @@ const SESSION_WITH_VIEW: CredentialKind<ValidSession> = {
 export async function validateSessionWithView(deps: SessionDeps, token: string): Promise<{ session: ValidSession; view: AccountView | null } | null> {
   const session = await validateSessionToken(deps, token, SESSION_WITH_VIEW);
   if (!session) return null;
-  const row = readWith.get(session);
-  if (!row) return { session, view: null };
+  const read = readWith.get(session);
+  if (!read) return { session, view: null };
   readWith.delete(session);
-  const view = viewOf(row);
-  await store(deps.cache, row, view);
-  return { session, view };
+  await read.stored;
+  return { session, view: read.view };
 }
 
 /** After committing a change to what the view shows: the version the database now has is the newest known. */

@@ -113,7 +113,7 @@ export async function validateSessionToken(deps: SessionDeps, token: string, kin
  */
 export interface CredentialKind<T extends { epoch: number }> {
   revive(cached: string): T;
-  load(deps: Pick<SessionDeps, 'db' | 'sql' | 'clock' | 'touches'>, tokenHash: string, epoch: number): Promise<T | null>;
+  load(deps: Pick<SessionDeps, 'db' | 'sql' | 'clock' | 'touches' | 'cache'>, tokenHash: string, epoch: number): Promise<T | null>;
   ttlMs(value: T, now: number): number;
 }
 

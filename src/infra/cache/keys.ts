@@ -1,7 +1,7 @@
 // Keys and Redis Cluster hash slots. A multi-key script or pipeline must keep all its keys in one
 // slot; a key's slot is CRC16 of its hash tag (the text between the first `{` and the next `}`,
 // when non-empty) or of the whole key. Domain modules build related keys around one tag:
-// `account-view:{<id>}:v` and `account-view:{<id>}:7` share a slot, so one script reads both.
+// `view:{<id>}:v` and `view:{<id>}:7` share a slot, so one script reads both.
 
 /** `{id}`: the part of a key that decides its slot. */
 export function hashTag(id: string): string {

@@ -16,9 +16,9 @@ test('keySlot matches the Redis Cluster specification', () => {
 
 test('keys built around one hash tag share a slot; untagged ones spread', () => {
   const id = '6f1c2a4e-1111-4c1a-9c6e-0d7f2b3a4c5d';
-  assertOneSlot(`account-view:${hashTag(id)}:v`, `account-view:${hashTag(id)}:0`, `account-view:${hashTag(id)}:17`);
+  assertOneSlot(`view:${hashTag(id)}:v`, `view:${hashTag(id)}:0`, `view:${hashTag(id)}:17`);
   assertOneSlot(`card:h:${hashTag('a--b.tunnels.example.com')}`, `card:g:${hashTag('a--b.tunnels.example.com')}`);
-  assert.throws(() => assertOneSlot('account-view:a:v', 'account-view:b:v'), /different cluster slots/);
+  assert.throws(() => assertOneSlot('view:a:v', 'view:b:v'), /different cluster slots/);
   const slots = new Set(Array.from({ length: 200 }, (_, i) => keySlot(`session:${i}`)));
   assert.ok(slots.size > 190, 'untagged keys spread over the slots');
 });
