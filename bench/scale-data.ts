@@ -7,8 +7,10 @@
 // - the real server (as `npm start` runs it) on each in turn, on its own Redis database;
 // - per path, the server's CPU per request (from /proc), PostgreSQL's CPU per request (every
 //   `postgres` process, from /proc) and the statements per request (pg_stat_database);
-// - then EXPLAIN of every periodic sweep and background job on the large set.
-// Prints one Markdown table (bench/HISTORY.md keeps the runs) and drops both databases.
+// - then EXPLAIN of every periodic sweep and background job on the large set;
+// - then the known-hosts filter's build, hour of upkeep and plans at each of SCALE_FILTER_TUNNELS
+//   (filter-upkeep.ts), each size on a database of its own.
+// Prints Markdown tables (bench/HISTORY.md keeps the runs) and drops the databases.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -411,6 +413,10 @@ async function runPaths(admin: pg.Client, db: string, url: string, accounts: num
     // Account view cold: distinct accounts (their first session each, unused so far beyond the cold run).
     const base = readOnlyFrom + coldAmount + 10;
     const viewAmount = Math.min(Math.floor((sessions - base) / 5) - 2, 2000);
+    // Its code warmed first, like the session check's, on accounts after the measured ones (none
+    // on a set too small to spare them): it reads the session with the view, a path of its own.
+    const spare = Math.min(Math.floor((sessions - (base + (viewAmount + 1) * 5)) / 5) - 1, 1000);
+    if (spare > 0) await measure(admin, db, server, { path: '/api/account', headers: (i) => bearer(base + (viewAmount + 1 + i + 1) * 5), amount: spare, expect: 200 });
     await run('GET /api/account, cold session and view', { path: '/api/account', headers: (i) => bearer(base + (i + 1) * 5), amount: viewAmount, expect: 200 });
     await run('GET /api/account, warm', { path: '/api/account', headers: () => bearer(1), expect: 200 });
     // Cards: a cached hit, real tunnels' hosts cold (distinct), random unknown hosts (a flood).
@@ -637,6 +643,14 @@ for (const [name, { small, large }] of results) {
 for (const [tag, idle] of idleOf) notes.push(`idle (${tag} set): the server ${(idle.serverPerS * 1000).toFixed(1)} ms of CPU per second, PostgreSQL ${(idle.postgresPerS * 1000).toFixed(1)} ms per second`);
 if (readOnly && warm) notes.push(`cold session check with no touch due, on the large set: ${(readOnly.serverUs / warm.serverUs).toFixed(2)}× the cached check's server CPU (target ≤ 3), ${us(readOnly.postgresUs)} PostgreSQL CPU, ${us(netOf('large', readOnly))} net of idle (target ≤ 0.3 ms), ${readOnly.statements.toFixed(2)} statements`);
 if (cold && warm) notes.push(`cold session check on the large set: ${(cold.serverUs / warm.serverUs).toFixed(2)}× the cached check's server CPU (target ≤ 3), ${us(cold.postgresUs)} PostgreSQL CPU, ${us(netOf('large', cold))} net of idle (target ≤ 0.3 ms), ${cold.statements.toFixed(2)} statements`);
+const accountCold = get('GET /api/account, cold session and view');
+const accountWarm = get('GET /api/account, warm');
+if (accountCold && accountWarm) {
+  notes.push(
+    `cold GET /api/account on the large set: ${(accountCold.serverUs / accountWarm.serverUs).toFixed(2)}× the cached one's server CPU (target ≤ 3), ` +
+      `${us(accountCold.postgresUs)} PostgreSQL CPU, ${us(netOf('large', accountCold))} net of idle (target ≤ 0.3 ms), ${accountCold.statements.toFixed(2)} statements`,
+  );
+}
 if (flood && hit) notes.push(`random unknown hosts on the large set: ${flood.statements.toFixed(3)} statements per request (target ≤ 0.1), ${(flood.rps / hit.rps).toFixed(2)} of the card hit's req/s (target ≥ 0.5)`);
 if (loginSmall && loginLarge) notes.push(`login PostgreSQL CPU large ÷ small: ${(loginLarge.postgresUs / loginSmall.postgresUs).toFixed(2)}, net of idle ${(netOf('large', loginLarge) / netOf('small', loginSmall)).toFixed(2)} (target ≤ 1.15)`);
 notes.push('statements/req counts transactions in pg_stat_database (the background workers add a few per second); PostgreSQL CPU is every process of its cluster (the run’s own; every postgres process with SCALE_POSTGRES_URL); 2-core machine, load generator on it');
