@@ -3,7 +3,7 @@
 import { STATUS_CODES, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { ERROR_TITLE, type AppError } from '../domain/errors.js';
-import { problemTypeUri } from '../domain/problems.js';
+import { problemTypeUri, type ProblemType } from '../domain/problems.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -88,3 +88,14 @@ export function sendProblem(reply: FastifyReply, e: AppError, extraHeaders: Outg
 export function writeProblem(res: ServerResponse, e: AppError, baseUrl: string, extraHeaders: OutgoingHttpHeaders = {}): number {
   return writeFixed(res, problemResponse(e, baseUrl, extraHeaders));
 }
+
+/** A catalog entry as the API documents it (`x-problem-types` of /openapi.json, GET /problems/<slug>). */
+export const problemTypeFields = (p: ProblemType) => ({
+  slug: p.slug,
+  area: p.area,
+  code: p.code,
+  status: p.status,
+  title: p.title,
+  description: p.description,
+  ...(p.oauthError ? { oauth_error: p.oauthError } : {}),
+});

@@ -6,20 +6,13 @@
 import { z } from 'zod';
 import { ERROR_STATUS } from '../../domain/errors.js';
 import { PROBLEM_LIST, PROBLEMS_PATH } from '../../domain/problems.js';
+import { problemTypeFields } from '../problem.js';
 
 const time = z.string().meta({ format: 'date-time', description: 'RFC 3339, UTC.' });
 const maskedIp = z.string().meta({ description: 'Masked: an IPv4 keeps three octets (203.0.113.x), an IPv6 its /48 (2001:db8:1::x).' });
 
 /** Every problem type of the catalog, as the document lists them (`x-problem-types`). */
-const PROBLEM_TYPES = PROBLEM_LIST.map((p) => ({
-  slug: p.slug,
-  area: p.area,
-  code: p.code,
-  status: p.status,
-  title: p.title,
-  description: p.description,
-  ...(p.oauthError ? { oauth_error: p.oauthError } : {}),
-}));
+const PROBLEM_TYPES = PROBLEM_LIST.map(problemTypeFields);
 
 export const Problem = z
   .strictObject({

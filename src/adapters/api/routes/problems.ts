@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { notFound, PROBLEMS } from '../../../domain/errors.js';
 import { PROBLEM_AREAS, PROBLEM_LIST, PROBLEMS_PATH, problemBySlug, problemTypeUri, type ProblemType } from '../../../domain/problems.js';
 import { problem, type RawPaths } from '../../openapi-paths.js';
+import { problemTypeFields } from '../../problem.js';
 
 const ProblemTypeDoc = z.strictObject({
   type: z.string().meta({ description: 'The problem type URI: BASE_URL/problems/<slug>.' }),
@@ -18,16 +19,7 @@ const ProblemTypeDoc = z.strictObject({
   oauth_error: z.string().optional().meta({ description: 'For the OAuth endpoints: the `error` they answer (RFC 6749 section 5.2).' }),
 });
 
-const docOf = (baseUrl: string, p: ProblemType): z.infer<typeof ProblemTypeDoc> => ({
-  type: problemTypeUri(baseUrl, p),
-  slug: p.slug,
-  area: p.area,
-  code: p.code,
-  status: p.status,
-  title: p.title,
-  description: p.description,
-  ...(p.oauthError ? { oauth_error: p.oauthError } : {}),
-});
+const docOf = (baseUrl: string, p: ProblemType): z.infer<typeof ProblemTypeDoc> => ({ type: problemTypeUri(baseUrl, p), ...problemTypeFields(p) });
 
 const CACHE = 'public, max-age=3600';
 
