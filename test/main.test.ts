@@ -53,9 +53,9 @@ function rssMiB(r: Running): number {
  * 465 when initdb ran in the main thread with 128 MB of shared buffers. (As `npm start` runs it:
  * 333 and 262 MiB, against 817 and 362.) The restart's login now fires a PL/pgSQL trigger (the
  * account view's version, ADR 25), and the first trigger an embedded database runs loads the
- * PL/pgSQL interpreter into its memory: about 25 MiB more after a restart (402–407 MiB here,
- * against 376–379 without it), which an embedded server already paid at its first tunnel change
- * (the tunnels' version triggers).
+ * PL/pgSQL interpreter into its memory (bench/HISTORY.md, 3 December: the restart's figures with
+ * and without it), which an embedded server already paid at its first tunnel change (the
+ * tunnels' version triggers).
  */
 const FIRST_START_RSS_MIB = 600;
 const RESTART_RSS_MIB = 440;
