@@ -232,6 +232,24 @@ async function measure(
   let bad = 0;
   let done = 0;
   let latency = 0;
+  // A path measured for a duration (the same request again and again) first runs a second
+  // unmeasured, like the suites' windows (lib.ts): its figure is the server's steady state, not
+  // V8 still compiling the path. A path of distinct requests (`amount`) is warmed by its caller
+  // on requests of its own.
+  if (load.amount === undefined) {
+    await new Promise<void>((resolve, reject) => {
+      autocannon(
+        {
+          url: server.url + load.path,
+          method: (load.method ?? 'GET') as 'GET',
+          connections: load.connections ?? 16,
+          duration: 1,
+          requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, ...load.headers(i++) }, ...(load.body ? { body: load.body(i) } : {}) }) }],
+        },
+        (err) => (err ? reject(err) : resolve()),
+      );
+    });
+  }
   // Every path starts from a checkpoint: the pages earlier paths dirtied are written out before
   // its window, not by the checkpointer inside it (a timed checkpoint falling in one path's window
   // and not the other set's moved a login's figure by half). Each path then pays the full-page
@@ -391,8 +409,10 @@ async function runPaths(admin: pg.Client, db: string, url: string, accounts: num
     const is0 = cpuSeconds(server.pid);
     await new Promise((r) => setTimeout(r, 5000));
     idleOf.set(tag, { postgresPerS: (postgresCpu().all - i0) / 5, serverPerS: (cpuSeconds(server.pid) - is0) / 5 });
-    // The cold path's code warmed the same way, on sessions no measured load uses.
-    const warmCold = Math.min(1000, Math.floor(sessions / 20));
+    // The cold path's code warmed the same way, on sessions no measured load uses: long enough
+    // that V8 has compiled it (bench/HISTORY.md, 3 December: after 1,000 requests a cold window
+    // still paid for compilation, and its figure swung between runs).
+    const warmCold = Math.min(5000, Math.floor(sessions / 20));
     await measure(admin, db, server, { path: '/graphql', method: 'POST', body: () => typename, headers: (i) => bearer(10 + i + 1), amount: warmCold, expect: 200 });
     // Cold: every request a session no request has used (its cache entry absent).
     const coldFrom = 10 + warmCold + 10;
@@ -412,10 +432,10 @@ async function runPaths(admin: pg.Client, db: string, url: string, accounts: num
     await run('session check, warm (cached)', { path: '/graphql', method: 'POST', body: () => typename, headers: () => bearer(1), expect: 200 });
     // Account view cold: distinct accounts (their first session each, unused so far beyond the cold run).
     const base = readOnlyFrom + coldAmount + 10;
-    const viewAmount = Math.min(Math.floor((sessions - base) / 5) - 2, 2000);
+    const viewAmount = Math.min(Math.floor((sessions - base) / 10) - 2, 4000);
     // Its code warmed first, like the session check's, on accounts after the measured ones (none
     // on a set too small to spare them): it reads the session with the view, a path of its own.
-    const spare = Math.min(Math.floor((sessions - (base + (viewAmount + 1) * 5)) / 5) - 1, 1000);
+    const spare = Math.min(Math.floor((sessions - (base + (viewAmount + 1) * 5)) / 5) - 1, 5000);
     if (spare > 0) await measure(admin, db, server, { path: '/api/account', headers: (i) => bearer(base + (viewAmount + 1 + i + 1) * 5), amount: spare, expect: 200 });
     await run('GET /api/account, cold session and view', { path: '/api/account', headers: (i) => bearer(base + (i + 1) * 5), amount: viewAmount, expect: 200 });
     await run('GET /api/account, warm', { path: '/api/account', headers: () => bearer(1), expect: 200 });
