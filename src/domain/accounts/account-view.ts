@@ -95,7 +95,8 @@ const SESSION_WITH_VIEW: CredentialKind<ValidSession> = {
     const read = await readSessionWithView(deps.sql, tokenHash);
     if (!read) return null;
     const session = loadedSession(deps, read.session, tokenHash, epoch);
-    // Sent now, so that it is under way with the session's own write (readThrough's, next).
+    // Sent now, and in the same write to the cache as the session's own (readThrough's, next).
+    deps.cache.gatherWrites();
     const view = viewOf(read.view);
     readWith.set(session, { view, stored: store(deps.cache, read.view, view) });
     return session;

@@ -67,6 +67,13 @@ export interface Cache {
   subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;
   ping(): Promise<void>;
   /**
+   * The commands sent from now until the current tick's work is done (this call's continuations
+   * included) leave in one write to the server instead of one each: a request that sends two
+   * independent commands back to back pays one system call for both. Their answers are unchanged.
+   * Under Redis Cluster (the commands may go to different nodes) and in memory it does nothing.
+   */
+  gatherWrites(): void;
+  /**
    * Since when (performance.now()) the cache has answered without a break: after it was last
    * found unreachable (a command failed, a connection dropped), when it answered again;
    * Infinity while it is unreachable; 0 when it never was. An entry read now may have been

@@ -170,6 +170,10 @@ export class MemoryCache implements Cache {
     return 0;
   }
 
+  gatherWrites(): void {
+    // Nothing is written anywhere.
+  }
+
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.entries.clear();

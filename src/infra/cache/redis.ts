@@ -236,6 +236,26 @@ export class RedisCache implements Cache {
     return this.answeringSince;
   }
 
+  /** The socket corked by gatherWrites(), until the tick's work is done. */
+  private gathered: NodeJS.WritableStream & { cork(): void; uncork(): void } | null = null;
+
+  gatherWrites(): void {
+    if (this.cluster || this.gathered) return;
+    const client = this.client as Redis;
+    // Only on a connection that is ready: while connecting, ioredis queues nothing anyway (no
+    // offline queue), and a socket being replaced is not worth holding.
+    if (client.status !== 'ready') return;
+    const socket = client.stream;
+    this.gathered = socket;
+    socket.cork();
+    // process.nextTick runs once the promise reactions queued so far (and those they queue) have
+    // run, so the continuations of the caller's awaits still join the same write.
+    process.nextTick(() => {
+      this.gathered = null;
+      socket.uncork();
+    });
+  }
+
   /** Redis answered: the first answer after an outage starts a new period. */
   private answered(): void {
     if (this.answeringSince === Number.POSITIVE_INFINITY) this.answeringSince = performance.now();
