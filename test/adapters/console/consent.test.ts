@@ -75,7 +75,7 @@ test('an unverified account on the list: verify first (resend, look again), no A
   try {
     const flow = await toConsentPage(page, tunnel.host, 'unverified-1');
     const main = page.locator('main');
-    await assert.doesNotReject(main.getByText('Verify your email address first.').waitFor({ timeout: 5000 }), 'the verify-first message (API.md 13a: needs the server change)');
+    await assert.doesNotReject(main.getByText('Verify your email address first.').waitFor(), 'the verify-first message');
     assert.equal(await main.getByRole('button', { name: 'Allow', exact: true }).count(), 0, 'no Allow button while unverified');
     assert.equal(await main.getByRole('button', { name: 'Deny', exact: true }).count(), 1);
     assert.equal(await main.getByText('Ask its owner to add your address').count(), 0, 'not the not-on-the-list explanation');
@@ -136,7 +136,7 @@ test('a session past its recent sign-in: Allow opens the dialog; cancelled, noth
     await noOverflowAt(page, 390);
     await main.getByRole('button', { name: 'Allow', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' });
-    await assert.doesNotReject(dialog.waitFor({ timeout: 5000 }), 'the confirmation dialog (API.md 13a: approve answers REAUTH_REQUIRED, needs the server change)');
+    await assert.doesNotReject(dialog.waitFor(), 'the confirmation dialog (approve answers REAUTH_REQUIRED)');
     await assert.doesNotReject(dialog.getByText('Allowing an application to use your tunnel needs a recent sign-in.').waitFor());
     assert.equal(await dialog.getByText('Adding a way to sign in').count(), 0, 'the wording fits this action');
 
@@ -202,13 +202,13 @@ test('an account with only Google: Allow asks to continue with Google, which com
     await page.goto(consentUrl.href);
     await page.getByRole('heading', { level: 1, name: `Allow Desk Assistant to use ${tunnel.host}?` }).waitFor();
     const main = page.locator('main');
-    await assert.doesNotReject(main.getByText(`Signed in as ${email}.`, { exact: false }).waitFor({ timeout: 5000 }), 'the owner may allow');
+    await assert.doesNotReject(main.getByText(`Signed in as ${email}.`, { exact: false }).waitFor(), 'the owner may allow');
 
     // API.md 7a: recent for REAUTH_WINDOW_SECONDS (10 minutes) after signing in.
     s.clock.advance(11 * 60_000);
     await main.getByRole('button', { name: 'Allow', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' });
-    await assert.doesNotReject(dialog.waitFor({ timeout: 5000 }), 'the confirmation dialog (API.md 13a: approve answers REAUTH_REQUIRED)');
+    await assert.doesNotReject(dialog.waitFor(), 'the confirmation dialog (approve answers REAUTH_REQUIRED)');
     await assert.doesNotReject(dialog.getByText('Allowing an application to use your tunnel needs a recent sign-in.').waitFor());
     assert.equal(await dialog.getByLabel('Password', { exact: true }).count(), 0, 'no password to ask for');
     const google = dialog.getByRole('link', { name: 'Continue with Google' });
@@ -224,7 +224,7 @@ test('an account with only Google: Allow asks to continue with Google, which com
     await toProvider;
     await toCallback;
     // The console's start page takes up the resume: it must end on the consent page of the same request.
-    await page.waitForFunction(() => location.pathname !== '/' && document.querySelector('main h1') !== null, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => location.pathname !== '/' && document.querySelector('main h1') !== null);
     await page.getByRole('heading', { level: 1 }).first().waitFor();
     const landed = new URL(page.url());
     assert.notEqual(landed.pathname, '/security', 'not Security: the consent resume goes back to its page');
@@ -232,7 +232,7 @@ test('an account with only Google: Allow asks to continue with Google, which com
     assert.equal(landed.searchParams.get('request'), id, 'the same request');
     assert.equal(landed.searchParams.has('sso_reauth'), false);
     await page.getByRole('heading', { level: 1, name: `Allow Desk Assistant to use ${tunnel.host}?` }).waitFor();
-    await assert.doesNotReject(page.getByText('Confirmed with Google. Allow the application now.').waitFor({ timeout: 5000 }));
+    await assert.doesNotReject(page.getByText('Confirmed with Google. Allow the application now.').waitFor());
     const recent = await accountOf(s, { cookie: session });
     assert.ok(recent.json.reauthenticated_until, 'the same session, recently authenticated');
 
