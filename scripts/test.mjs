@@ -4,12 +4,14 @@
 // here, dropped after) and, with REDIS_URL, a Redis database of its own (the given number plus
 // the slot's); without DATABASE_URL, every test server copies one embedded database initialized
 // and migrated once per run (TEST_PGLITE_TEMPLATE) instead of creating and migrating its own.
-// A file's output is printed whole when it ends; the run ends with one line of totals.
+// Files run up to eight to a process (TEST_FILES_PER_PROCESS, below). A process's output is
+// printed whole when it ends; the run ends with one line of totals and the files that failed.
 import { Buffer } from 'node:buffer';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 
 const walk = (dir) =>
@@ -107,8 +109,69 @@ function runFile(file, slot) {
   });
 }
 
+/**
+ * TEST_FILES_PER_PROCESS=N (default PER_PROCESS): a worker runs up to N files one after another
+ * in one process, which loads the code once instead of once per file (loading it was most of a
+ * small file's CPU). Each file runs inside a test of its own, named by its path: its top-level
+ * code runs at its turn, its top-level hooks stay its own (a file's `before`/`after` attach to the
+ * enclosing test, as they attach to the root in a process of its own), and it starts on an empty
+ * Redis database. TEST_FILES_PER_PROCESS=1: a process per file.
+ */
+const PER_PROCESS = 8;
+const perProcess = Math.max(1, Math.floor(Number(process.env.TEST_FILES_PER_PROCESS) || PER_PROCESS));
+const groupDir = perProcess > 1 ? mkdtempSync(join(tmpdir(), 'tunnel-svc-groups-')) : null;
+if (groupDir) cleanups.push(async () => rmSync(groupDir, { recursive: true, force: true }));
+let groups = 0;
+
+function runGroup(group, slot) {
+  const wrapper = join(groupDir, `group-${groups++}.mjs`);
+  const flush = slot.REDIS_URL ? `spawnSync('redis-cli', ['-u', ${JSON.stringify(slot.REDIS_URL)}, 'FLUSHDB'], { stdio: 'ignore' });` : '';
+  writeFileSync(
+    wrapper,
+    `import { spawnSync } from 'node:child_process';\nimport { test } from 'node:test';\n` +
+      // Registered at once and run one after another (a file's tests run in order). A timer holds
+      // the event loop open while a file loads: the TypeScript loader answers from a thread of its
+      // own, and with nothing else pending node would end the process meanwhile.
+      group
+        .map((f) => `test(${JSON.stringify(f)}, { timeout: 600_000 }, async () => {\n  ${flush}\n  const hold = setInterval(() => {}, 60_000);\n  try {\n    await import(${JSON.stringify(pathToFileURL(resolve(f)).href)});\n  } finally {\n    clearInterval(hold);\n  }\n});\n`)
+        .join(''),
+  );
+  return new Promise((done) => {
+    const out = [];
+    const child = spawn(process.execPath, [...NODE_ARGS, wrapper], { env: { ...process.env, NODE_COMPILE_CACHE: compileCache, ...slot }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', (d) => out.push(d));
+    child.stderr.on('data', (d) => out.push(d));
+    child.on('close', () => {
+      const text = Buffer.concat(out).toString('utf8');
+      process.stdout.write(`\n# ${group.join(', ')}\n${text}`);
+      for (const key of Object.keys(totals)) {
+        const m = new RegExp(`^ℹ ${key} (\\d+)$`, 'm').exec(text);
+        if (m) totals[key] += Number(m[1]);
+      }
+      // The wrappers are tests too: their lines at the margin say how each file ended.
+      const ended = (mark) => new Set([...text.matchAll(new RegExp(`^${mark} (test/\\S+\\.test\\.ts) \\(`, 'gm'))].map((m) => m[1]));
+      const passed = ended('✔');
+      const failed = ended('✖');
+      totals.tests -= passed.size + failed.size;
+      totals.pass -= passed.size;
+      totals.fail -= failed.size;
+      // A file that did not end (the process died on its way) failed.
+      for (const f of group) if (!passed.has(f)) failedFiles.push(f);
+      done();
+    });
+  });
+}
+
 async function worker(slot) {
-  for (let file = queue.shift(); file !== undefined; file = queue.shift()) await runFile(file, slot);
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    if (perProcess === 1) {
+      await runFile(file, slot);
+      continue;
+    }
+    const group = [file];
+    while (group.length < perProcess && queue.length > 0) group.push(queue.shift());
+    await runGroup(group, slot);
+  }
 }
 
 try {
