@@ -236,22 +236,22 @@ export class RedisCache implements Cache {
     return this.answeringSince;
   }
 
-  /** The socket corked by gatherWrites(), until the tick's work is done. */
-  private gathered: NodeJS.WritableStream & { cork(): void; uncork(): void } | null = null;
+  /** Whether gatherWrites() holds the socket corked until the tick's work is done. */
+  private gathering = false;
 
   gatherWrites(): void {
-    if (this.cluster || this.gathered) return;
+    if (this.cluster || this.gathering) return;
     const client = this.client as Redis;
     // Only on a connection that is ready: while connecting, ioredis queues nothing anyway (no
     // offline queue), and a socket being replaced is not worth holding.
     if (client.status !== 'ready') return;
     const socket = client.stream;
-    this.gathered = socket;
+    this.gathering = true;
     socket.cork();
     // process.nextTick runs once the promise reactions queued so far (and those they queue) have
     // run, so the continuations of the caller's awaits still join the same write.
     process.nextTick(() => {
-      this.gathered = null;
+      this.gathering = false;
       socket.uncork();
     });
   }
