@@ -410,8 +410,8 @@ async function runPaths(admin: pg.Client, db: string, url: string, accounts: num
     await new Promise((r) => setTimeout(r, 5000));
     idleOf.set(tag, { postgresPerS: (postgresCpu().all - i0) / 5, serverPerS: (cpuSeconds(server.pid) - is0) / 5 });
     // The cold path's code warmed the same way, on sessions no measured load uses: long enough
-    // that V8 has compiled it (bench/HISTORY.md, 3 December: after 1,000 requests a cold window
-    // still paid for compilation, and its figure swung between runs).
+    // that V8 has compiled it, so that the window measures the path and not its compilation
+    // (bench/HISTORY.md has the runs that showed it).
     const warmCold = Math.min(5000, Math.floor(sessions / 20));
     await measure(admin, db, server, { path: '/graphql', method: 'POST', body: () => typename, headers: (i) => bearer(10 + i + 1), amount: warmCold, expect: 200 });
     // Cold: every request a session no request has used (its cache entry absent).

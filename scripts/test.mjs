@@ -86,27 +86,34 @@ const failedFiles = [];
 const queue = [...files];
 const started = Date.now();
 
-function runFile(file, slot) {
-  // Each file starts on an empty Redis database, as it starts on a fresh PostgreSQL one: a
-  // service-wide counter (wrong device codes a minute, say) left by the worker's previous file
-  // must not refuse this file's first attempt.
-  if (slot.REDIS_URL) spawnSync('redis-cli', ['-u', slot.REDIS_URL, 'FLUSHDB'], { stdio: 'ignore' });
-  return new Promise((resolve) => {
+/** Runs node's test runner on `script` in the slot's environment; prints its output whole and adds its totals. Resolves with its output and exit code. */
+function runTests(script, header, slot) {
+  return new Promise((done) => {
     const out = [];
-    const child = spawn(process.execPath, [...NODE_ARGS, file], { env: { ...process.env, NODE_COMPILE_CACHE: compileCache, ...slot }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...NODE_ARGS, script], { env: { ...process.env, NODE_COMPILE_CACHE: compileCache, ...slot }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (d) => out.push(d));
     child.stderr.on('data', (d) => out.push(d));
     child.on('close', (code) => {
       const text = Buffer.concat(out).toString('utf8');
-      process.stdout.write(`\n# ${file}\n${text}`);
+      process.stdout.write(`\n# ${header}\n${text}`);
       for (const key of Object.keys(totals)) {
         const m = new RegExp(`^ℹ ${key} (\\d+)$`, 'm').exec(text);
         if (m) totals[key] += Number(m[1]);
       }
-      if (code !== 0) failedFiles.push(file);
-      resolve();
+      done({ text, code });
     });
   });
+}
+
+// Each file starts on an empty Redis database, as it starts on a fresh PostgreSQL one: a
+// service-wide counter (wrong device codes a minute, say) left by the worker's previous file must
+// not refuse this file's first attempt.
+const flushArgs = (slot) => ['-u', slot.REDIS_URL, 'FLUSHDB'];
+
+async function runFile(file, slot) {
+  if (slot.REDIS_URL) spawnSync('redis-cli', flushArgs(slot), { stdio: 'ignore' });
+  const { code } = await runTests(file, file, slot);
+  if (code !== 0) failedFiles.push(file);
 }
 
 /**
@@ -123,9 +130,9 @@ const groupDir = perProcess > 1 ? mkdtempSync(join(tmpdir(), 'tunnel-svc-groups-
 if (groupDir) cleanups.push(async () => rmSync(groupDir, { recursive: true, force: true }));
 let groups = 0;
 
-function runGroup(group, slot) {
+async function runGroup(group, slot) {
   const wrapper = join(groupDir, `group-${groups++}.mjs`);
-  const flush = slot.REDIS_URL ? `spawnSync('redis-cli', ['-u', ${JSON.stringify(slot.REDIS_URL)}, 'FLUSHDB'], { stdio: 'ignore' });` : '';
+  const flush = slot.REDIS_URL ? `spawnSync('redis-cli', ${JSON.stringify(flushArgs(slot))}, { stdio: 'ignore' });` : '';
   writeFileSync(
     wrapper,
     `import { spawnSync } from 'node:child_process';\nimport { test } from 'node:test';\n` +
@@ -136,30 +143,16 @@ function runGroup(group, slot) {
         .map((f) => `test(${JSON.stringify(f)}, { timeout: 600_000 }, async () => {\n  ${flush}\n  const hold = setInterval(() => {}, 60_000);\n  try {\n    await import(${JSON.stringify(pathToFileURL(resolve(f)).href)});\n  } finally {\n    clearInterval(hold);\n  }\n});\n`)
         .join(''),
   );
-  return new Promise((done) => {
-    const out = [];
-    const child = spawn(process.execPath, [...NODE_ARGS, wrapper], { env: { ...process.env, NODE_COMPILE_CACHE: compileCache, ...slot }, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.on('data', (d) => out.push(d));
-    child.stderr.on('data', (d) => out.push(d));
-    child.on('close', () => {
-      const text = Buffer.concat(out).toString('utf8');
-      process.stdout.write(`\n# ${group.join(', ')}\n${text}`);
-      for (const key of Object.keys(totals)) {
-        const m = new RegExp(`^ℹ ${key} (\\d+)$`, 'm').exec(text);
-        if (m) totals[key] += Number(m[1]);
-      }
-      // The wrappers are tests too: their lines at the margin say how each file ended.
-      const ended = (mark) => new Set([...text.matchAll(new RegExp(`^${mark} (test/\\S+\\.test\\.ts) \\(`, 'gm'))].map((m) => m[1]));
-      const passed = ended('✔');
-      const failed = ended('✖');
-      totals.tests -= passed.size + failed.size;
-      totals.pass -= passed.size;
-      totals.fail -= failed.size;
-      // A file that did not end (the process died on its way) failed.
-      for (const f of group) if (!passed.has(f)) failedFiles.push(f);
-      done();
-    });
-  });
+  const { text } = await runTests(wrapper, group.join(', '), slot);
+  // The wrappers are tests too: their lines at the margin say how each file ended.
+  const ended = (mark) => new Set([...text.matchAll(new RegExp(`^${mark} (test/\\S+\\.test\\.ts) \\(`, 'gm'))].map((m) => m[1]));
+  const passed = ended('✔');
+  const failed = ended('✖');
+  totals.tests -= passed.size + failed.size;
+  totals.pass -= passed.size;
+  totals.fail -= failed.size;
+  // A file that did not end (the process died on its way) failed.
+  for (const f of group) if (!passed.has(f)) failedFiles.push(f);
 }
 
 async function worker(slot) {

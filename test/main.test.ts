@@ -71,8 +71,9 @@ async function settledRssMiB(r: Running, limit: number): Promise<number> {
  * interpreter into its memory. The figures behind the limits are in bench/HISTORY.md.
  */
 const FIRST_START_RSS_MIB = 600;
-const SETTLE_MS = 30_000;
 const RESTART_RSS_MIB = 440;
+/** How long settledRssMiB waits at most for the heap to be given back. */
+const SETTLE_MS = 30_000;
 
 function stop(r: Running, signal: NodeJS.Signals): Promise<number | null> {
   return new Promise((resolve) => {

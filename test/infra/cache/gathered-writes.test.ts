@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
 import { test } from 'node:test';
+import type { Cache } from '../../../src/infra/cache/cache.js';
 import { hashTag } from '../../../src/infra/cache/keys.js';
 import { RedisCache } from '../../../src/infra/cache/redis.js';
 import { MemoryCache } from '../../../src/infra/cache/memory.js';
@@ -32,7 +33,7 @@ async function writesTo(port: number, run: () => Promise<void>): Promise<number>
 }
 
 /** What account-view.ts does on a cold read: the view's versioned copy, then, a few awaits later, the session's entry. */
-async function coldPair(cache: RedisCache | MemoryCache, tag: string, gather: boolean): Promise<{ stored: boolean; set: boolean }> {
+async function coldPair(cache: Cache, tag: string, gather: boolean): Promise<{ stored: boolean; set: boolean }> {
   if (gather) cache.gatherWrites();
   const stored = cache.storeVersioned(`test:gw:${tag}:v`, `test:gw:${tag}:`, 3, 'view', 60_000, 60_000);
   await Promise.resolve();
