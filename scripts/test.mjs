@@ -129,6 +129,7 @@ const perProcess = Math.max(1, Math.floor(Number(process.env.TEST_FILES_PER_PROC
 const groupDir = perProcess > 1 ? mkdtempSync(join(tmpdir(), 'tunnel-svc-groups-')) : null;
 if (groupDir) cleanups.push(async () => rmSync(groupDir, { recursive: true, force: true }));
 let groups = 0;
+const costs = [];
 
 async function runGroup(group, slot) {
   const wrapper = join(groupDir, `group-${groups++}.mjs`);
@@ -140,12 +141,13 @@ async function runGroup(group, slot) {
       // the event loop open while a file loads: the TypeScript loader answers from a thread of its
       // own, and with nothing else pending node would end the process meanwhile.
       group
-        .map((f) => `test(${JSON.stringify(f)}, { timeout: 600_000 }, async () => {\n  ${flush}\n  const hold = setInterval(() => {}, 60_000);\n  try {\n    await import(${JSON.stringify(pathToFileURL(resolve(f)).href)});\n  } finally {\n    clearInterval(hold);\n  }\n});\n`)
+        .map((f) => `test(${JSON.stringify(f)}, { timeout: 600_000 }, async (t) => {\n  ${flush}\n  const cpu = process.cpuUsage();\n  t.after(() => { const u = process.cpuUsage(cpu); process.stdout.write(\`\\n# cpu ${f} \${Math.round((u.user + u.system) / 1000)}\\n\`); });\n  const hold = setInterval(() => {}, 60_000);\n  try {\n    await import(${JSON.stringify(pathToFileURL(resolve(f)).href)});\n  } finally {\n    clearInterval(hold);\n  }\n});\n`)
         .join(''),
   );
   const { text } = await runTests(wrapper, group.join(', '), slot);
   // The wrappers are tests too: their lines at the margin say how each file ended.
   const ended = (mark) => new Set([...text.matchAll(new RegExp(`^${mark} (test/\\S+\\.test\\.ts) \\(`, 'gm'))].map((m) => m[1]));
+  for (const m of text.matchAll(/^# cpu (test\/\S+\.test\.ts) (\d+)$/gm)) costs.push({ file: m[1], cpu: Number(m[2]) });
   const passed = ended('✔');
   const failed = ended('✖');
   totals.tests -= passed.size + failed.size;
@@ -174,6 +176,11 @@ try {
 }
 const seconds = Math.round((Date.now() - started) / 1000);
 process.stdout.write(`\n${files.length} files, ${jobs} at a time, ${seconds} s; tests ${totals.tests}, skipped ${totals.skipped}, cancelled ${totals.cancelled}, todo ${totals.todo}\n`);
+if (costs.length > 0) {
+  costs.sort((a, b) => b.cpu - a.cpu);
+  const total = costs.reduce((sum, c) => sum + c.cpu, 0);
+  process.stdout.write(`CPU of the files' own work ${Math.round(total / 1000)} s; the most:\n${costs.slice(0, 12).map((c) => `  ${(c.cpu / 1000).toFixed(1).padStart(6)} s  ${c.file}`).join('\n')}\n`);
+}
 if (failedFiles.length > 0) process.stdout.write(`failed files:\n${failedFiles.map((f) => `  ${f}`).join('\n')}\n`);
 process.stdout.write(`${totals.pass} passed, ${totals.fail + (failedFiles.length > 0 && totals.fail === 0 ? failedFiles.length : 0)} failed\n`);
 process.exit(failedFiles.length > 0 ? 1 : 0);
