@@ -28,7 +28,7 @@ import { SWEEPS } from '../src/domain/retention/retention.js';
 import { batchStatement } from '../src/domain/retention/store.js';
 import { OUTBOX_CLAIM, OUTBOX_EXPIRED_SWEEP } from '../src/infra/mail/worker.js';
 import { TOUCH_ROWS } from '../src/domain/sessions/store.js';
-import { HASH_OPTIONS } from '../src/domain/passwords/password.js';
+import { argon2Options } from '../src/domain/passwords/password.js';
 
 /**
  * SCALE_POSTGRES_URL: an existing server's admin URL (its settings as they are; PostgreSQL's CPU
@@ -577,7 +577,7 @@ const notes: string[] = [];
   notes.push(`PostgreSQL ${rows[0].v} (${cluster ? "the run's own cluster" : EXTERNAL}), shared_buffers ${rows[0].sb}${huge}`);
 }
 try {
-  const hash = await argon2.hash(PASSWORD, HASH_OPTIONS);
+  const hash = await argon2.hash(PASSWORD, argon2Options());
   for (const [tag, accounts] of [['small', SMALL], ['large', LARGE]] as const) {
     if (!SETS.includes(tag)) continue;
     const db = dbs[tag];

@@ -24,6 +24,7 @@ import { createCipher, loadOrCreateKeyFile, type Cipher } from './infra/crypto/c
 import { createMetrics, type Metrics } from './infra/observability/metrics.js';
 import { Counter } from 'prom-client';
 import { createBreachedPasswordCheck } from './domain/passwords/breached-password.js';
+import { PasswordHasher, type Argon2Cost } from './domain/passwords/password.js';
 import { WebhookWorker } from './domain/webhooks/delivery.js';
 import { wireWebhookMetrics } from './infra/observability/webhook-metrics.js';
 import { oldestDueAge, oldestUndeliveredAge } from './domain/webhooks/store.js';
@@ -60,6 +61,8 @@ export interface DepsOptions {
   webhookPollMs?: number;
   /** Tests: how webhook deliveries resolve names or trust a loopback receiver's certificate. */
   webhookFetch?: Pick<PublicFetchOptions, 'resolve' | 'ca'>;
+  /** argon2id's cost; OWASP's minimum unless code says otherwise (never the environment). */
+  passwordCost?: Argon2Cost;
 }
 
 export function createLogger(config: Config): Logger {
@@ -154,6 +157,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     database,
     metrics,
     breachedPasswords,
+    passwords: new PasswordHasher(opts.passwordCost),
     tunnelLists: new OwnerTunnelLists(),
     events,
     providers: createProviders(config),

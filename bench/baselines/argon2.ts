@@ -5,11 +5,11 @@
 // process's CPU time from /proc around each command.
 import { createInterface } from 'node:readline';
 import argon2 from 'argon2';
-import { HASH_OPTIONS } from '../../src/domain/passwords/password.js';
+import { argon2Options } from '../../src/domain/passwords/password.js';
 
 const PASSWORD = 'bench password 1';
 const concurrency = Number(process.env.BENCH_CONNECTIONS ?? 8);
-const hash = await argon2.hash(PASSWORD, HASH_OPTIONS);
+const hash = await argon2.hash(PASSWORD, argon2Options());
 
 async function run(cmd: { seconds?: number; amount?: number }): Promise<{ done: number; seconds: number }> {
   const started = performance.now();

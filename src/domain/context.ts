@@ -9,6 +9,7 @@ import type { MailContext } from './emails/messages.js';
 import type { Cipher } from '../infra/crypto/cipher.js';
 import type { SessionTouches } from './sessions/touches.js';
 import type { OwnerTunnelLists } from './tunnels/owner-lists.js';
+import type { PasswordHasher } from './passwords/password.js';
 
 export interface DomainDeps {
   db: Db;
@@ -40,6 +41,8 @@ export interface DomainDeps {
   background: Background;
   /** AES-256-GCM under ENCRYPTION_KEY: TOTP secrets at rest. */
   cipher: Cipher;
+  /** argon2id at the server's cost (passwords/password.ts). */
+  passwords: PasswordHasher;
   /** The Pwned Passwords range check (passwords/breached-password.ts); always false when off. */
   breachedPasswords: (password: string) => Promise<boolean>;
   /** This instance's copies of organizations' tunnel lists (tunnels/owner-lists.ts). */

@@ -10,6 +10,7 @@ import { buildApp, type BuiltApp } from '../../src/app.js';
 import { startWorkers } from '../../src/workers.js';
 import { loadConfig } from '../../src/infra/config.js';
 import { createDeps, type Deps } from '../../src/deps.js';
+import type { Argon2Cost } from '../../src/domain/passwords/password.js';
 import { lazyFixture, useFixture, type FixtureOptions } from './fixture.js';
 import { request, type Reply, type RequestOptions } from './http.js';
 import { checkAgainstContract, compileContract, type Contract } from './openapi-contract.js';
@@ -48,7 +49,19 @@ export interface StartOptions {
   logStream?: pino.DestinationStream;
   /** Listen on this loopback port (0: any), e.g. to set BASE_URL/APP_URL to the server's own origin. */
   port?: number;
+  /**
+   * argon2id's cost (default TEST_ARGON2ID). OWASP_ARGON2ID for a test about the hash itself: its
+   * stored parameters, the re-hash rule, or the time an unknown address burns.
+   */
+  passwordCost?: Argon2Cost;
 }
+
+/**
+ * The in-process servers' argon2id cost: the same algorithm, code and re-hash rule as the server's
+ * (OWASP_ARGON2ID), at 1 MiB and one pass: at the real cost, hashing the suite's sign-ups and
+ * sign-ins was much of its CPU (docs/testing.md).
+ */
+export const TEST_ARGON2ID: Argon2Cost = { memoryCost: 1024, timeCost: 1 };
 
 /** Every test instance seals with this key unless ENCRYPTION_KEY is set (a test value, no secret). */
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -95,6 +108,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     mailPollMs: 100,
     mailRetryBaseMs: 200,
     webhookPollMs: 200,
+    passwordCost: opts.passwordCost ?? TEST_ARGON2ID,
   });
   const app = await buildApp(deps);
   // The status refresher stays off: status tests drive its ticks themselves.

@@ -14,7 +14,7 @@ import { deleteAccountModels, deleteTunnelGrants } from '../oauth-revocation/sto
 import { mcpUrlsOf } from '../tunnels/names.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events'> & { config: { zone: string } };
+type FlowDeps = Pick<DomainDeps, 'cache' | 'passwords' | 'clock' | 'db' | 'events'> & { config: { zone: string } };
 
 /** Work of another area around a deletion (its organizations). */
 export interface DeletionHooks {

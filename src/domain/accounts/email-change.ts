@@ -12,7 +12,7 @@ import { confirmPassword } from '../passwords/password-confirmation.js';
 import { LIMITS, reserve } from '../limits/rate-limit.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
+type FlowDeps = Pick<DomainDeps, 'cache' | 'passwords' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
 
 const inUse = () => conflict(PROBLEMS.emailTaken, 'That email address is already in use.', 'newEmail');
 

@@ -1,7 +1,7 @@
 // POST /auth/change-password: re-hash and sign out every other session; this one stays. Pending
 // email changes and pending second steps of sign-ins (mfa_tokens) die with the old password.
 import type { DomainDeps, ClientInfo, Viewer } from '../context.js';
-import { assertPasswordLength, hashPassword } from '../passwords/password.js';
+import { assertPasswordLength } from '../passwords/password.js';
 import { assertNotBreached } from '../passwords/breached-password.js';
 import { confirmPassword } from '../passwords/password-confirmation.js';
 import { voidPendingEmailChanges } from './address-proof.js';
@@ -13,7 +13,7 @@ import { changeAccount } from '../activity/account-change.js';
 import { passwordChanged } from '../emails/messages.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'breachedPasswords' | 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
+type FlowDeps = Pick<DomainDeps, 'breachedPasswords' | 'cache' | 'passwords' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
 
 export async function changePassword(
   deps: FlowDeps,
@@ -24,7 +24,7 @@ export async function changePassword(
   assertPasswordLength(input.newPassword, 'newPassword');
   const account = await confirmPassword(deps, viewer.accountId, input.currentPassword, client);
   await assertNotBreached(deps, input.newPassword, 'newPassword');
-  const passwordHash = await hashPassword(input.newPassword);
+  const passwordHash = await deps.passwords.hash(input.newPassword);
   const now = deps.clock();
   await changeAccount(deps, viewer.accountId, async (tx, change) => {
     await setPassword(tx, viewer.accountId, passwordHash);

@@ -11,7 +11,7 @@ import type { ClientInfo, DomainDeps } from '../context.js';
 import { hasNul, normalizeEmail } from '../email-address.js';
 import { findEmailToken, issueEmailToken } from './email-tokens.js';
 import { findAccountByEmail, markEmailTokenUsed, markVerified, setResetPassword, voidEmailTokens } from './store.js';
-import { assertPasswordLength, hashPassword } from '../passwords/password.js';
+import { assertPasswordLength } from '../passwords/password.js';
 import { assertNotBreached } from '../passwords/breached-password.js';
 import { LIMITS, consume } from '../limits/rate-limit.js';
 import { cleanAfterAddressProof } from './address-proof.js';
@@ -19,7 +19,7 @@ import { voidPendingSecondSteps } from '../sessions/store.js';
 import { deleteAccountModels } from '../oauth-revocation/store.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'background' | 'breachedPasswords' | 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
+type FlowDeps = Pick<DomainDeps, 'background' | 'breachedPasswords' | 'cache' | 'passwords' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
 
 /**
  * Answers at once and the same for every address: the lookup, the limit and the email of a known
@@ -54,7 +54,7 @@ export async function resetPassword(
   const invalid = () => badRequest(PROBLEMS.invalidLink, 'This reset link is invalid or has expired.');
   if (!row || row.usedAt || row.expiresAt <= now) throw invalid();
   await assertNotBreached(deps, input.newPassword, 'newPassword');
-  const passwordHash = await hashPassword(input.newPassword);
+  const passwordHash = await deps.passwords.hash(input.newPassword);
   const removedTokens = await changeAccount(deps, row.accountId, async (tx, change) => {
     if (!(await markEmailTokenUsed(tx, row.id, now))) throw invalid();
     // Every other outstanding reset link dies with this one.

@@ -10,7 +10,7 @@ import type { DomainDeps, ClientInfo } from '../context.js';
 import { normalizeEmail, parseEmail } from '../email-address.js';
 import { issueEmailToken } from './email-tokens.js';
 import { findAccountByEmail, insertPasswordAccount } from './store.js';
-import { assertPasswordLength, hashPassword } from '../passwords/password.js';
+import { assertPasswordLength } from '../passwords/password.js';
 import { assertNotBreached } from '../passwords/breached-password.js';
 import { slugCandidates } from './slug.js';
 import { ipSubject } from '../passwords/password-check.js';
@@ -18,7 +18,7 @@ import { LIMITS, reserve } from '../limits/rate-limit.js';
 import { isHeldForAnother } from '../tunnels/released-names.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'breachedPasswords' | 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox' | 'policy'>;
+type FlowDeps = Pick<DomainDeps, 'breachedPasswords' | 'cache' | 'passwords' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox' | 'policy'>;
 
 export interface NewAccount {
   id: string;
@@ -44,7 +44,7 @@ export async function signup(
   const emailNormalized = normalizeEmail(email);
   if (await findAccountByEmail(deps.db, emailNormalized)) throw emailTaken();
   await assertNotBreached(deps, input.password);
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await deps.passwords.hash(input.password);
   const candidates = slugCandidates(email);
   for (let attempt = 0; attempt < 8; attempt++) {
     const slug = candidates.next().value as string;

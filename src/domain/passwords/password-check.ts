@@ -20,7 +20,7 @@ import { AppError, PROBLEMS, rateLimited } from '../errors.js';
 import { recordSecurityEvent } from '../activity/security-events.js';
 import type { DomainDeps } from '../context.js';
 import { networkOf } from '../network.js';
-import { burnPasswordHash, verifyPassword } from './password.js';
+import type { PasswordHasher } from './password.js';
 import { LIMITS, consumeAll, settleAll, type Limit } from '../limits/rate-limit.js';
 
 export interface PasswordSubject {
@@ -97,7 +97,7 @@ export async function underSignInLimits<T>(
 
 /** The password verified under the sign-in limits; a new hash when the stored one used outdated parameters. */
 function verifyUnderLimits(
-  deps: { cache: Cache },
+  deps: { cache: Cache; passwords: PasswordHasher },
   subject: PasswordSubject,
   password: string,
   client: ClientInfo,
@@ -109,8 +109,8 @@ function verifyUnderLimits(
     client,
     async () => {
       const check = subject.passwordHash
-        ? await verifyPassword(subject.passwordHash, password)
-        : (await burnPasswordHash(password), { valid: false, rehash: null });
+        ? await deps.passwords.verify(subject.passwordHash, password)
+        : (await deps.passwords.burn(password), { valid: false, rehash: null });
       return check.valid ? { rehash: check.rehash } : null;
     },
     wrong,
@@ -123,7 +123,7 @@ function verifyUnderLimits(
  * used outdated parameters (null otherwise).
  */
 export async function checkPassword(
-  deps: { cache: Cache },
+  deps: { cache: Cache; passwords: PasswordHasher },
   subject: PasswordSubject,
   password: string,
   client: ClientInfo,
@@ -143,7 +143,7 @@ export async function checkPassword(
  * `alongside`); the caller must settle it on every path.
  */
 export async function checkSignInPassword(
-  deps: Pick<DomainDeps, 'cache' | 'db' | 'clock' | 'background' | 'webhookNotify'>,
+  deps: Pick<DomainDeps, 'cache' | 'passwords' | 'db' | 'clock' | 'background' | 'webhookNotify'>,
   accountId: string | null,
   subject: PasswordSubject,
   password: string,

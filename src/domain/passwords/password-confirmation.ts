@@ -7,7 +7,7 @@ import { checkPassword } from './password-check.js';
 import { readPasswordAccount, setPasswordHash } from './store.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'cache' | 'db'>;
+type FlowDeps = Pick<DomainDeps, 'cache' | 'db' | 'passwords'>;
 
 export interface ConfirmedAccount {
   id: string;

@@ -1,10 +1,22 @@
-// argon2id hashing. Parameters follow OWASP's argon2id minimum (19 MiB, 2 passes, 1 lane); a
+// argon2id hashing. The server's cost is OWASP's argon2id minimum (19 MiB, 2 passes, 1 lane); a
 // stored hash made with other parameters is re-hashed at the next successful sign-in.
 import { availableParallelism } from 'node:os';
 import argon2 from 'argon2';
 import { invalidInput, PROBLEMS } from '../errors.js';
 
-export const HASH_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+/** argon2id's cost: memory in KiB and passes. */
+export interface Argon2Cost {
+  memoryCost: number;
+  timeCost: number;
+}
+
+/** OWASP's argon2id minimum: what every server hashes with (nothing in the environment lowers it). */
+export const OWASP_ARGON2ID: Argon2Cost = { memoryCost: 19_456, timeCost: 2 };
+
+/** argon2's options for a cost: argon2id, one lane, an encoded (PHC) string. */
+export function argon2Options(cost: Argon2Cost = OWASP_ARGON2ID): argon2.HashOptions & { raw?: false } {
+  return { type: argon2.argon2id, memoryCost: cost.memoryCost, timeCost: cost.timeCost, parallelism: 1 };
+}
 
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
@@ -48,28 +60,39 @@ async function inTurn<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export function hashPassword(password: string): Promise<string> {
-  return inTurn(() => argon2.hash(password, HASH_OPTIONS));
-}
-
 export interface PasswordCheck {
   valid: boolean;
   /** A fresh hash to store when the stored one used outdated parameters. */
   rehash: string | null;
 }
 
-export async function verifyPassword(hash: string, password: string): Promise<PasswordCheck> {
-  const valid = await inTurn(() => argon2.verify(hash, password)).catch(() => false);
-  if (!valid) return { valid, rehash: null };
-  const rehash = argon2.needsRehash(hash, HASH_OPTIONS) ? await hashPassword(password) : null;
-  return { valid, rehash };
-}
+/**
+ * Hashes and verifies passwords at one cost. The server's is OWASP_ARGON2ID; only code can choose
+ * another (the in-process test servers take a cheaper one: docs/testing.md).
+ */
+export class PasswordHasher {
+  private readonly options: argon2.HashOptions & { raw?: false };
+  private dummyHash: Promise<string> | null = null;
 
-let dummyHash: Promise<string> | null = null;
+  constructor(cost: Argon2Cost = OWASP_ARGON2ID) {
+    this.options = argon2Options(cost);
+  }
 
-/** Spends the same time as a real verification, so an unknown email is not told by timing. */
-export async function burnPasswordHash(password: string): Promise<void> {
-  dummyHash ??= hashPassword('not-a-real-password-used-for-timing');
-  const dummy = await dummyHash;
-  await inTurn(() => argon2.verify(dummy, password)).catch(() => false);
+  hash(password: string): Promise<string> {
+    return inTurn(() => argon2.hash(password, this.options));
+  }
+
+  async verify(hash: string, password: string): Promise<PasswordCheck> {
+    const valid = await inTurn(() => argon2.verify(hash, password)).catch(() => false);
+    if (!valid) return { valid, rehash: null };
+    const rehash = argon2.needsRehash(hash, this.options) ? await this.hash(password) : null;
+    return { valid, rehash };
+  }
+
+  /** Spends the same time as a real verification, so an unknown email is not told by timing. */
+  async burn(password: string): Promise<void> {
+    this.dummyHash ??= this.hash('not-a-real-password-used-for-timing');
+    const dummy = await this.dummyHash;
+    await inTurn(() => argon2.verify(dummy, password)).catch(() => false);
+  }
 }

@@ -18,7 +18,7 @@ import type { SecondStepTarget } from '../two-step/store.js';
 import { readSecondStepCode, withCodeUsed, wrongCodeAtSignIn } from '../two-step/second-step.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'cache' | 'cipher' | 'clock' | 'db' | 'sql' | 'events' | 'logger' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
+type FlowDeps = Pick<DomainDeps, 'cache' | 'passwords' | 'cipher' | 'clock' | 'db' | 'sql' | 'events' | 'logger' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox'>;
 
 export interface ReauthInput {
   password?: string | null | undefined;

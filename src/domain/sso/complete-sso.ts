@@ -24,7 +24,7 @@ import { recordProviderLinked } from '../identities/provider-linked.js';
 import { reauthenticateWithProvider } from './provider-reauth.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'background' | 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox' | 'sql'>;
+type FlowDeps = Pick<DomainDeps, 'background' | 'cache' | 'passwords' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox' | 'sql'>;
 
 export type SsoOutcome =
   | { kind: 'signed-in'; signedIn: SignedIn }

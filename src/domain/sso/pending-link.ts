@@ -16,7 +16,7 @@ import { createMfaChallenge, type MfaRequired } from '../two-step/mfa-challenge.
 import { bindPendingLink, invalidPendingLink as invalidLink } from '../identities/pending-link-binding.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'background' | 'cache' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox' | 'sql'>;
+type FlowDeps = Pick<DomainDeps, 'background' | 'cache' | 'passwords' | 'clock' | 'db' | 'events' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox' | 'sql'>;
 
 export const PENDING_LINK_TTL_MS = 15 * 60_000;
 

@@ -21,7 +21,7 @@ import { openTotpKey, readSecondStepCode, withCodeUsed, wrongCode } from './seco
 import { describeTotpKey, matchTotpStep, newTotpKey, totpSecretText, type TotpEnrolment } from './totp.js';
 
 /** What these flows use of the domain's dependencies. */
-type FlowDeps = Pick<DomainDeps, 'cache' | 'cipher' | 'clock' | 'db' | 'events' | 'logger' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox' | 'policy'>;
+type FlowDeps = Pick<DomainDeps, 'cache' | 'passwords' | 'cipher' | 'clock' | 'db' | 'events' | 'logger' | 'mailContext' | 'mailNotify' | 'webhookNotify' | 'outbox' | 'policy'>;
 
 export const TOTP_SETUP_TTL_MS = 10 * 60_000;
 

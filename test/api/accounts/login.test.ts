@@ -6,8 +6,10 @@ import { fromIp, login, randomIp, signup, type Account } from '../../support/acc
 import { sessionCookie } from '../../support/http.js';
 import { assertProblem } from '../../support/problem.js';
 import { uniqueEmail, useServer } from '../../support/server.js';
+import { OWASP_ARGON2ID } from '../../../src/domain/passwords/password.js';
 
-const s = useServer({ env: { TRUST_PROXY: 'true' } });
+// The server's own argon2id cost: an unknown address must burn as long as a real verification.
+const s = useServer({ env: { TRUST_PROXY: 'true' }, passwordCost: OWASP_ARGON2ID });
 
 const attempt = (email: string, password: string, ip: string) =>
   s.request('/auth/login', { method: 'POST', body: { email, password }, headers: fromIp(ip) });

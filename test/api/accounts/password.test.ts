@@ -6,17 +6,13 @@ import { test } from 'node:test';
 import { login, signedIn, signup } from '../../support/accounts.js';
 import { assertProblem } from '../../support/problem.js';
 import { uniqueEmail, useServer } from '../../support/server.js';
+import { OWASP_ARGON2ID } from '../../../src/domain/passwords/password.js';
+import { argonParams } from '../../support/argon2.js';
 
 const APP_URL = 'https://app.example.test';
-const s = useServer({ env: { APP_URL } });
+// The server's own argon2id cost: the stored hash's parameters and the re-hash rule are under test.
+const s = useServer({ env: { APP_URL }, passwordCost: OWASP_ARGON2ID });
 
-/** "argon2id m=19456 t=2 p=1" from a PHC string, whatever order the parameters come in. */
-function argonParams(hash: string | null): string {
-  const m = /^\$(argon2(?:id|i|d))\$v=19\$([^$]+)\$/.exec(hash ?? '');
-  if (!m) return `not argon2: ${hash}`;
-  const params = Object.fromEntries(m[2]!.split(',').map((kv) => kv.split('=')));
-  return `${m[1]} m=${params.m} t=${params.t} p=${params.p}`;
-}
 const CURRENT = 'argon2id m=19456 t=2 p=1';
 
 const me = (token: string) => s.request('/api/account', { bearer: token });

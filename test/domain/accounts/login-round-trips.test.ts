@@ -8,7 +8,7 @@ import pino from 'pino';
 import { wireAccountView } from '../../../src/domain/accounts/account-view.js';
 import { login } from '../../../src/domain/accounts/login.js';
 import { DomainEvents } from '../../../src/domain/events.js';
-import { hashPassword } from '../../../src/domain/passwords/password.js';
+import { PasswordHasher } from '../../../src/domain/passwords/password.js';
 import type { Sql } from '../../../src/domain/store.js';
 import { MemoryCache } from '../../../src/infra/cache/memory.js';
 import { OwnerTunnelLists } from '../../../src/domain/tunnels/owner-lists.js';
@@ -16,7 +16,8 @@ import { OwnerTunnelLists } from '../../../src/domain/tunnels/owner-lists.js';
 const PASSWORD = 'correct horse battery';
 const EMAIL = 'round-trips@example.com';
 const ACCOUNT_ID = '0192f0c4-1111-7000-8000-000000000001';
-const passwordHash = await hashPassword(PASSWORD);
+const passwords = new PasswordHasher();
+const passwordHash = await passwords.hash(PASSWORD);
 
 /** Every cache command in order, with how many commands had been answered when it was sent. */
 interface Sent {
@@ -81,6 +82,7 @@ function setup(signIn: () => Promise<unknown[]>) {
     mailNotify: () => {},
     webhookNotify: () => {},
     tunnelLists: new OwnerTunnelLists(),
+    passwords,
     background: { run: () => {}, pending: 0 },
     // Not reached by a password login from a known network without a rehash: no transaction,
     // no alert to render or seal.
