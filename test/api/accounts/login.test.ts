@@ -64,14 +64,16 @@ test('an unknown email answers exactly like a wrong password, and burns a compar
   };
   const wrongTimes: number[] = [];
   const unknownTimes: number[] = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 5; i++) {
     wrongTimes.push(await time(a.email));
     unknownTimes.push(await time(uniqueEmail('nobody')));
   }
-  const median = (xs: number[]) => xs.sort((x, y) => x - y)[1]!;
+  // The quickest of each: what the work takes at least. A busy machine only adds to a sample, so
+  // the minimum is what it least disturbs (medians of three failed under a loaded test run).
+  const least = (xs: number[]) => Math.min(...xs);
   assert.ok(
-    median(unknownTimes) >= 0.5 * median(wrongTimes),
-    `unknown ${median(unknownTimes).toFixed(1)} ms vs wrong ${median(wrongTimes).toFixed(1)} ms`,
+    least(unknownTimes) >= 0.5 * least(wrongTimes),
+    `unknown ${least(unknownTimes).toFixed(1)} ms vs wrong ${least(wrongTimes).toFixed(1)} ms (each the quickest of ${unknownTimes.length})`,
   );
 });
 
