@@ -10,8 +10,8 @@ import { Buffer } from 'node:buffer';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { createServer } from 'node:http';
 import pg from 'pg';
 
 const walk = (dir) =>
@@ -86,7 +86,7 @@ const failedFiles = [];
 const queue = [...files];
 const started = Date.now();
 
-/** Runs node's test runner on `script` in the slot's environment; prints its output whole and adds its totals. Resolves with its output and exit code. */
+/** Runs node's test runner on `script` in the slot's environment; prints its output whole (under `header`, or what it returns at the end) and adds its totals. Resolves with its output and exit code. */
 function runTests(script, header, slot) {
   return new Promise((done) => {
     const out = [];
@@ -95,7 +95,7 @@ function runTests(script, header, slot) {
     child.stderr.on('data', (d) => out.push(d));
     child.on('close', (code) => {
       const text = Buffer.concat(out).toString('utf8');
-      process.stdout.write(`\n# ${header}\n${text}`);
+      process.stdout.write(`\n# ${typeof header === 'function' ? header() : header}\n${text}`);
       for (const key of Object.keys(totals)) {
         const m = new RegExp(`^ℹ ${key} (\\d+)$`, 'm').exec(text);
         if (m) totals[key] += Number(m[1]);
@@ -117,56 +117,113 @@ async function runFile(file, slot) {
 }
 
 /**
- * TEST_FILES_PER_PROCESS=N (default PER_PROCESS): a worker runs up to N files one after another
- * in one process, which loads the code once instead of once per file (loading it was most of a
- * small file's CPU). Each file runs inside a test of its own, named by its path: its top-level
- * code runs at its turn, its top-level hooks stay its own (a file's `before`/`after` attach to the
- * enclosing test, as they attach to the root in a process of its own), and it starts on an empty
- * Redis database. TEST_FILES_PER_PROCESS=1: a process per file.
+ * TEST_FILES_PER_PROCESS=N (default PER_PROCESS): a worker's process runs up to N files one after
+ * another, which loads the code once instead of once per file (loading it was most of a small
+ * file's CPU). The process takes its files from the run's queue one at a time, as it is ready for
+ * the next (a loopback HTTP endpoint of this runner), so the slots stay busy to the end of the run
+ * instead of waiting on one slot's long batch. Each file runs inside a test of its own, named by
+ * its path: its top-level code runs at its turn, its top-level hooks stay its own (a file's
+ * `before`/`after` attach to the enclosing test, as they attach to the root in a process of its
+ * own), and it starts on an empty Redis database. TEST_FILES_PER_PROCESS=1: a process per file.
  */
 const PER_PROCESS = 8;
 const perProcess = Math.max(1, Math.floor(Number(process.env.TEST_FILES_PER_PROCESS) || PER_PROCESS));
-const groupDir = perProcess > 1 ? mkdtempSync(join(tmpdir(), 'tunnel-svc-groups-')) : null;
-if (groupDir) cleanups.push(async () => rmSync(groupDir, { recursive: true, force: true }));
-let groups = 0;
 const costs = [];
 
-async function runGroup(group, slot) {
-  const wrapper = join(groupDir, `group-${groups++}.mjs`);
-  const flush = slot.REDIS_URL ? `spawnSync('redis-cli', ${JSON.stringify(flushArgs(slot))}, { stdio: 'ignore' });` : '';
-  writeFileSync(
-    wrapper,
-    `import { spawnSync } from 'node:child_process';\nimport { test } from 'node:test';\n` +
-      // Registered at once and run one after another (a file's tests run in order). A timer holds
-      // the event loop open while a file loads: the TypeScript loader answers from a thread of its
-      // own, and with nothing else pending node would end the process meanwhile.
-      group
-        .map((f) => `test(${JSON.stringify(f)}, { timeout: 600_000 }, async (t) => {\n  ${flush}\n  const cpu = process.cpuUsage();\n  t.after(() => { const u = process.cpuUsage(cpu); process.stdout.write(\`\\n# cpu ${f} \${Math.round((u.user + u.system) / 1000)}\\n\`); });\n  const hold = setInterval(() => {}, 60_000);\n  try {\n    await import(${JSON.stringify(pathToFileURL(resolve(f)).href)});\n  } finally {\n    clearInterval(hold);\n  }\n});\n`)
-        .join(''),
-  );
-  const { text } = await runTests(wrapper, group.join(', '), slot);
-  // The wrappers are tests too: their lines at the margin say how each file ended.
-  const ended = (mark) => new Set([...text.matchAll(new RegExp(`^${mark} (test/\\S+\\.test\\.ts) \\(`, 'gm'))].map((m) => m[1]));
+/** The files each running process has taken from the queue, by process number. */
+const taken = new Map();
+let queueUrl = null;
+if (perProcess > 1) {
+  const server = createServer((req, res) => {
+    const file = queue.shift();
+    const proc = Number(new URL(req.url, 'http://localhost').searchParams.get('process'));
+    if (file === undefined) return res.writeHead(204).end();
+    taken.get(proc)?.push(file);
+    res.writeHead(200, { 'content-type': 'text/plain' }).end(file);
+  });
+  await new Promise((listening) => server.listen(0, '127.0.0.1', listening));
+  queueUrl = `http://127.0.0.1:${server.address().port}/next`;
+  cleanups.push(() => new Promise((closed) => server.close(closed)));
+}
+
+// The process's one script: an outer test that takes files until the queue is empty or it has
+// run TEST_QUEUE_TAKE of them, each file a subtest of it. A timer holds the event loop open while a
+// file loads: the TypeScript loader answers from a thread of its own, and with nothing else
+// pending node would end the process meanwhile.
+const WRAPPER = `import { spawnSync } from 'node:child_process';
+import { request } from 'node:http';
+import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+
+const { TEST_QUEUE_URL, TEST_QUEUE_TAKE, TEST_QUEUE_PROCESS, REDIS_URL } = process.env;
+const next = () =>
+  new Promise((resolve, reject) => {
+    request(\`\${TEST_QUEUE_URL}?process=\${TEST_QUEUE_PROCESS}\`, { method: 'POST' }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (d) => (body += d)).on('end', () => resolve(res.statusCode === 200 ? body : null));
+    }).on('error', reject).end();
+  });
+
+test('files', { timeout: Infinity }, async (t) => {
+  for (let n = 0; n < Number(TEST_QUEUE_TAKE); n++) {
+    const file = await next();
+    if (file === null) break;
+    await t.test(file, { timeout: 600_000 }, async (ft) => {
+      if (REDIS_URL) spawnSync('redis-cli', ['-u', REDIS_URL, 'FLUSHDB'], { stdio: 'ignore' });
+      const cpu = process.cpuUsage();
+      ft.after(() => {
+        const u = process.cpuUsage(cpu);
+        process.stdout.write(\`\\n# cpu \${file} \${Math.round((u.user + u.system) / 1000)}\\n\`);
+      });
+      const hold = setInterval(() => {}, 60_000);
+      try {
+        await import(pathToFileURL(file).href);
+      } finally {
+        clearInterval(hold);
+      }
+    });
+  }
+});
+`;
+let wrapper = null;
+if (perProcess > 1) {
+  const dir = mkdtempSync(join(tmpdir(), 'tunnel-svc-queue-'));
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  wrapper = join(dir, 'files.mjs');
+  writeFileSync(wrapper, WRAPPER);
+}
+let processes = 0;
+
+/** One process that takes up to `perProcess` files from the queue; its files are those it took. */
+async function runFromQueue(slot) {
+  const proc = processes++;
+  const files = [];
+  taken.set(proc, files);
+  const { text, code } = await runTests(wrapper, () => files.join(', '), { ...slot, TEST_QUEUE_URL: queueUrl, TEST_QUEUE_TAKE: String(perProcess), TEST_QUEUE_PROCESS: String(proc) });
+  taken.delete(proc);
+  // The file tests' lines in the tree (under the outer test) say how each file ended.
+  // They and the outer test are the runner's, not the suite's: taken out of the totals.
+  const lines = (mark, name) => [...text.matchAll(new RegExp(`^${mark} (${name}) \\(`, 'gm'))].map((m) => m[1]);
+  const passed = new Set(lines(' {2}✔', 'test/\\S+\\.test\\.ts'));
+  // (A failed outer test is listed twice: in the tree and in the failures at the end.)
+  const ownPassed = passed.size + (/^✔ files \(/m.test(text) ? 1 : 0);
+  const ownFailed = lines(' {2}✖', 'test/\\S+\\.test\\.ts').length + (/^✖ files \(/m.test(text) ? 1 : 0);
+  totals.tests -= ownPassed + ownFailed;
+  totals.pass -= ownPassed;
+  totals.fail -= ownFailed;
   for (const m of text.matchAll(/^# cpu (test\/\S+\.test\.ts) (\d+)$/gm)) costs.push({ file: m[1], cpu: Number(m[2]) });
-  const passed = ended('✔');
-  const failed = ended('✖');
-  totals.tests -= passed.size + failed.size;
-  totals.pass -= passed.size;
-  totals.fail -= failed.size;
-  // A file that did not end (the process died on its way) failed.
-  for (const f of group) if (!passed.has(f)) failedFiles.push(f);
+  // A file that did not end (the process died on its way) failed; a process that ended badly
+  // after its files passed (a stray process.exit) fails the run too.
+  for (const f of files) if (!passed.has(f)) failedFiles.push(f);
+  if (code !== 0 && files.every((f) => passed.has(f))) failedFiles.push(`${files.join(', ')} (their process exited with code ${code})`);
 }
 
 async function worker(slot) {
-  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
-    if (perProcess === 1) {
-      await runFile(file, slot);
-      continue;
-    }
-    const group = [file];
-    while (group.length < perProcess && queue.length > 0) group.push(queue.shift());
-    await runGroup(group, slot);
+  if (perProcess === 1) {
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) await runFile(file, slot);
+    return;
   }
+  while (queue.length > 0) await runFromQueue(slot);
 }
 
 try {
