@@ -156,9 +156,11 @@ import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 
 const { TEST_QUEUE_URL, TEST_QUEUE_TAKE, TEST_QUEUE_PROCESS, REDIS_URL } = process.env;
+// A connection per question (agent: false): a kept-alive one may be closed by the runner's idle
+// timeout just as it is reused, while a file ran.
 const next = () =>
   new Promise((resolve, reject) => {
-    request(\`\${TEST_QUEUE_URL}?process=\${TEST_QUEUE_PROCESS}\`, { method: 'POST' }, (res) => {
+    request(\`\${TEST_QUEUE_URL}?process=\${TEST_QUEUE_PROCESS}\`, { method: 'POST', agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8').on('data', (d) => (body += d)).on('end', () => resolve(res.statusCode === 200 ? body : null));
     }).on('error', reject).end();
