@@ -33,11 +33,15 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
   && npm cache clean --force
 
 FROM ${NODE_IMAGE} AS runtime
+# glibc's allocator as `npm start` sets it (scripts/allocator.sh, ADR 26). On nodes whose kernel
+# grants no transparent huge pages, set MALLOC_MMAP_THRESHOLD_=33554432: the server says so at start.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=4000 \
     DATA_DIR=/tmp/tunnel-service \
-    MALLOC_ARENA_MAX=2
+    MALLOC_ARENA_MAX=2 \
+    MALLOC_MMAP_THRESHOLD_=4194304 \
+    GLIBC_TUNABLES=glibc.malloc.hugetlb=1
 WORKDIR /app
 COPY --from=prod-deps --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist

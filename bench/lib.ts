@@ -344,8 +344,25 @@ export async function spawnNode(script: string, env: Record<string, string>, rea
   };
 }
 
-/** What `npm start` sets (package.json), unless the environment says otherwise. */
-export const SERVER_MALLOC_ARENA_MAX = process.env.MALLOC_ARENA_MAX ?? '2';
+/** The variables scripts/allocator.sh may set. */
+const ALLOCATOR_VARIABLES: readonly string[] = ['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_', 'GLIBC_TUNABLES'];
+
+/**
+ * glibc's allocator settings as `npm start` sets them on this machine (scripts/allocator.sh,
+ * sourced the same way; a value set in this environment is kept, as npm start keeps it).
+ */
+export const SERVER_ALLOCATOR_ENV: Readonly<Record<string, string>> = Object.fromEntries(
+  execFileSync('sh', ['-c', '. ./scripts/allocator.sh && env'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => ALLOCATOR_VARIABLES.some((name) => line.startsWith(`${name}=`)))
+    .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+);
+
+
+/** SERVER_ALLOCATOR_ENV in words, for the reports: `MALLOC_ARENA_MAX=2 …`. */
+export const SERVER_ALLOCATOR_TEXT = Object.entries(SERVER_ALLOCATOR_ENV)
+  .map(([k, v]) => `${k}=${v}`)
+  .join(' ');
 
 /**
  * One key for every server of a run: they share the run's database (a suite's instances behind
@@ -357,11 +374,10 @@ const SERVER_ENCRYPTION_KEY = process.env.ENCRYPTION_KEY ?? randomBytes(32).toSt
 /** The real server, on real PostgreSQL/Redis when BENCH_DATABASE_URL/BENCH_REDIS_URL are set. */
 export async function startServer(env: Record<string, string> = {}): Promise<Proc & { dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tunnel-svc-bench-'));
-  // MALLOC_ARENA_MAX=2 as `npm start` sets it: glibc's per-thread arenas would otherwise keep
-  // argon2's 19 MiB buffers from the libuv threads resident.
+  // glibc's allocator as `npm start` sets it (argon2's 19 MiB buffers: ADR 26).
   const base: Record<string, string> = {
     DATA_DIR: dataDir,
-    MALLOC_ARENA_MAX: SERVER_MALLOC_ARENA_MAX,
+    ...SERVER_ALLOCATOR_ENV,
     // Production requires a key for the secrets at rest: a throwaway one per benchmark run.
     ENCRYPTION_KEY: SERVER_ENCRYPTION_KEY,
   };
@@ -402,18 +418,18 @@ export interface Argon2Baseline {
   stop(): Promise<void>;
 }
 
-function withoutArenaMax(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const { MALLOC_ARENA_MAX: _ignored, ...rest } = env;
-  return rest;
+function withoutAllocatorSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !ALLOCATOR_VARIABLES.includes(name)));
 }
 
 /**
- * `env` adds to this process's environment (without MALLOC_ARENA_MAX unless given): the login suite runs one baseline with the server's
- * MALLOC_ARENA_MAX (the verification as the server runs it) and one with glibc's defaults.
+ * `env` adds to this process's environment (without glibc's allocator settings unless given): the
+ * login suite runs one baseline with the server's (the verification as the server runs it) and
+ * one with glibc's defaults.
  */
 export async function startArgon2Baseline(connections: number, env: Record<string, string> = {}): Promise<Argon2Baseline> {
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', 'bench/baselines/argon2.ts'], {
-    env: { ...withoutArenaMax(process.env), ...env, BENCH_CONNECTIONS: String(connections) },
+    env: { ...withoutAllocatorSettings(process.env), ...env, BENCH_CONNECTIONS: String(connections) },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   track(child);

@@ -15,7 +15,8 @@ import {
   startServer,
   verifyFromOutbox,
   ROUNDS,
-  SERVER_MALLOC_ARENA_MAX,
+  SERVER_ALLOCATOR_ENV,
+  SERVER_ALLOCATOR_TEXT,
   WINDOW_SECONDS,
   type BenchResult,
 } from '../lib.js';
@@ -109,10 +110,10 @@ export default async function accounts(): Promise<BenchResult> {
 
   // Logins against the bare verifications, the same number of each per round (sized to about one
   // window of the baseline): every login sent is answered inside the measured span. The bare
-  // verification the login contains runs with the server's allocator setting (MALLOC_ARENA_MAX,
-  // as `npm start` sets it); a second baseline with glibc's default arenas shows what that
-  // setting costs argon2 itself.
-  const argon = await startArgon2Baseline(LOGIN_CONNECTIONS, { MALLOC_ARENA_MAX: SERVER_MALLOC_ARENA_MAX });
+  // verification the login contains runs with the server's allocator settings (as `npm start`
+  // sets them: scripts/allocator.sh); a second baseline with glibc's defaults shows what those
+  // settings cost argon2 itself.
+  const argon = await startArgon2Baseline(LOGIN_CONNECTIONS, SERVER_ALLOCATOR_ENV);
   const argonDefault = await startArgon2Baseline(LOGIN_CONNECTIONS);
   const amount = Math.max(LOGIN_CONNECTIONS * 4, Math.round((await argon.perSecond(2)) * WINDOW_SECONDS));
   const loginLoad = {
@@ -159,9 +160,9 @@ export default async function accounts(): Promise<BenchResult> {
   const arenaCost = compare(argonDefaultRuns!, argonRuns!);
   notes.push(
     `login CPU beyond the argon2id verification it contains: ${pct(logins.cpuRatio)} ` +
-      `(server ${cpuText(logins.value.cpuUsPerReq)} per login, bare argon2id with MALLOC_ARENA_MAX=${SERVER_MALLOC_ARENA_MAX} as the server runs it ` +
-      `${cpuText(logins.baseline.cpuUsPerReq)} per verification; target ≤ 15%); against bare argon2id with glibc's default arenas ` +
-      `(${cpuText(loginsVsDefault.baseline.cpuUsPerReq)}): ${pct(loginsVsDefault.cpuRatio)}, of which MALLOC_ARENA_MAX=${SERVER_MALLOC_ARENA_MAX} ` +
+      `(server ${cpuText(logins.value.cpuUsPerReq)} per login, bare argon2id with ${SERVER_ALLOCATOR_TEXT} as the server runs it ` +
+      `${cpuText(logins.baseline.cpuUsPerReq)} per verification; target ≤ 15%); against bare argon2id with glibc's defaults ` +
+      `(${cpuText(loginsVsDefault.baseline.cpuUsPerReq)}): ${pct(loginsVsDefault.cpuRatio)}, of which ${SERVER_ALLOCATOR_TEXT} ` +
       `costs argon2 itself ${pct(arenaCost.cpuRatio)} (page faults on its 19 MiB buffers); ${amount} logins and ${amount} verifications ` +
       `per round, ${LOGIN_CONNECTIONS} at a time, taking turns on ${LOGIN_ACCOUNTS} accounts (none reaches the 100-session cap), after ${LOGIN_WARMUP} ` +
       `uncounted logins (steady state: V8 has compiled the login path); CPU of the server process only (PostgreSQL and Redis run in their own)`,
@@ -179,7 +180,7 @@ export default async function accounts(): Promise<BenchResult> {
       { name: 'REST GET /api/tunnels (service token)', baselineName: 'the same with a session', compared: tunnelsToken, floor: 0.9 },
       {
         name: 'POST /auth/login',
-        baselineName: `bare argon2id verification (MALLOC_ARENA_MAX=${SERVER_MALLOC_ARENA_MAX}, as the server)`,
+        baselineName: `bare argon2id verification (${SERVER_ALLOCATOR_TEXT}, as the server)`,
         compared: logins,
         floor: 1 / 1.15,
         floorText: '≥ 0.87 (≤ 15% more CPU)',
