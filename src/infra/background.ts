@@ -5,7 +5,10 @@ import type { Logger } from 'pino';
 import { withTimeout } from './timeout.js';
 
 export interface Background {
-  /** Starts `work` now, detached from the caller; `what` names it in the log if it fails. */
+  /**
+   * Starts `work` on the event loop's next turn, detached from the caller, so that the reply of the
+   * request that asked for it is written first; `what` names it in the log if it fails.
+   */
   run(what: string, work: () => Promise<void>): void;
 }
 
@@ -15,7 +18,10 @@ export class BackgroundWork implements Background {
   constructor(private readonly logger: Logger) {}
 
   run(what: string, work: () => Promise<void>): void {
-    const task: Promise<void> = Promise.resolve()
+    // Not a microtask: those run before the reply the caller is still finishing (a failed
+    // sign-in's activity row would otherwise be written ahead of its 401, and an existing
+    // account's answer would take longer than an unknown address's).
+    const task: Promise<void> = new Promise<void>((turn) => setImmediate(turn))
       .then(work)
       .catch((err: unknown) => this.logger.error({ err: (err as Error).message, what }, 'background work failed'))
       .finally(() => this.running.delete(task));

@@ -44,6 +44,22 @@ test('a failing task is logged with its name; drain waits for running tasks and 
   assert.equal(failure?.msg, 'background work failed');
 });
 
+test('work starts on the next turn of the event loop, after what the caller finishes in this one (its reply)', async () => {
+  const work = new BackgroundWork(pino({ level: 'silent' }));
+  const order: string[] = [];
+  work.run('after the reply', async () => {
+    order.push('work');
+  });
+  assert.equal(work.pending, 1, 'counted at once, for drain');
+  // The caller's own promise chain in this turn: a reply serialized and written.
+  await Promise.resolve();
+  order.push('caller');
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+  order.push('caller, later in the same turn');
+  await work.drain();
+  assert.deepEqual(order, ['caller', 'caller, later in the same turn', 'work']);
+});
+
 test('drain gives up at its bound and says how much was left', async () => {
   const { logger, lines } = capture();
   const work = new BackgroundWork(logger);
