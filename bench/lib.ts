@@ -358,7 +358,6 @@ export const SERVER_ALLOCATOR_ENV: Readonly<Record<string, string>> = Object.fro
     .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
 );
 
-
 /** SERVER_ALLOCATOR_ENV in words, for the reports: `MALLOC_ARENA_MAX=2 …`. */
 export const SERVER_ALLOCATOR_TEXT = Object.entries(SERVER_ALLOCATOR_ENV)
   .map(([k, v]) => `${k}=${v}`)
