@@ -42,10 +42,12 @@ export function timedClient(baseUrl: string): TimedClient {
     if (m.error !== undefined) w?.reject(new Error(m.error));
     else w?.resolve({ status: m.status ?? 0, ms: m.ms ?? NaN });
   });
-  child.on('exit', () => {
-    for (const w of waiting.values()) w.reject(new Error('the timing client exited'));
+  const failAll = (why: string) => {
+    for (const w of waiting.values()) w.reject(new Error(why));
     waiting.clear();
-  });
+  };
+  child.on('exit', () => failAll('the timing client exited'));
+  child.on('error', (err) => failAll(`the timing client failed: ${err.message}`));
   return {
     post(path, body, headers = {}) {
       const id = next++;
