@@ -71,8 +71,9 @@ test('an unknown email answers exactly like a wrong password, and burns a compar
     await s.deps.background.drain();
     return { ms: r.ms, cpuMs: (used.user + used.system) / 1000 };
   };
-  const wrongs: { ms: number; cpuMs: number }[] = [];
-  const unknowns: { ms: number; cpuMs: number }[] = [];
+  type Sample = Awaited<ReturnType<typeof measure>>;
+  const wrongs: Sample[] = [];
+  const unknowns: Sample[] = [];
   try {
     for (let i = 0; i < 5; i++) {
       wrongs.push(await measure(a.email));
@@ -82,8 +83,8 @@ test('an unknown email answers exactly like a wrong password, and burns a compar
     client.close();
   }
   // The least of each: what the work takes at least (a busy machine only adds to a sample).
-  const least = (xs: { ms: number; cpuMs: number }[], key: 'ms' | 'cpuMs') => Math.min(...xs.map((x) => x[key]));
-  const seen = (key: 'ms' | 'cpuMs', unit: string) =>
+  const least = (xs: Sample[], key: keyof Sample) => Math.min(...xs.map((x) => x[key]));
+  const seen = (key: keyof Sample, unit: string) =>
     `unknown ${least(unknowns, key).toFixed(1)} ${unit} vs wrong ${least(wrongs, key).toFixed(1)} ${unit} (each the least of ${unknowns.length})`;
   // The work: an unknown address burns a whole verification, as a wrong password spends one.
   // Measured as CPU, which other work on the machine does not inflate (on a loaded two-core run
