@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { PrismaClient, type Prisma } from '../../generated/prisma/client.js';
 import { parseUtcText } from '../instant.js';
+import type { EmbeddedPostgres } from './embedded.js';
 import { applyMigrations } from './migrate.js';
 
 export type Db = PrismaClient;
@@ -104,11 +105,16 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** The hot statements (`sql`) as named prepared statements; off behind a transaction pooler. */
   preparedStatements?: boolean;
+  /** How long the pool keeps an idle connection (default 5 minutes). */
+  idleConnectionMs?: number;
+  /** Starts the embedded database (default: PGlite in `<dataDir>/pglite`); tests hand out one kept between servers. */
+  startEmbedded?: (dataDir: string) => Promise<EmbeddedPostgres>;
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   // Imported only when used: PGlite's WebAssembly costs memory a PostgreSQL deployment never needs.
-  const embedded = opts.databaseUrl ? null : await (await import('./embedded.js')).startEmbeddedPostgres(opts.dataDir);
+  const startEmbedded = opts.startEmbedded ?? (async (dir: string) => (await import('./embedded.js')).startEmbeddedPostgres(dir));
+  const embedded = opts.databaseUrl ? null : await startEmbedded(opts.dataDir);
   const url = opts.databaseUrl ?? embedded!.url;
   try {
     const applied = await applyMigrations(opts.directUrl ?? url, opts.migrationsDir);
@@ -134,7 +140,12 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     // cold catalog caches, the named statements prepared again). Measured in bench:scale, whose
     // pauses between paths closed the pool: a cold session check's PostgreSQL CPU counted the
     // new backends' start-up. The pool never holds more than `max` either way.
-    idleTimeoutMillis: IDLE_CONNECTION_MS,
+    idleTimeoutMillis: opts.idleConnectionMs ?? IDLE_CONNECTION_MS,
+    // The embedded database is one session that outlives the pool's connection: a new connection
+    // (after an idle spell or a failure) would find the last one's named statements still there,
+    // and preparing them again would fail ("already exists"). The pool holds one connection at a
+    // time there, so a new one drops them before it is handed out (a failure fails the checkout).
+    ...(embedded ? { onConnect: async (client: pg.ClientBase) => void (await client.query('DEALLOCATE ALL')) } : {}),
   });
   // An idle connection that fails (a restarted server, a dropped socket) is replaced on next use;
   // without a listener the pool's error event would end the process.

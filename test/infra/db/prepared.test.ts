@@ -67,6 +67,30 @@ test('an idle connection outlives a lull: same backend, its statements still pre
   }
 });
 
+test('a new connection after the pool let the last one go runs the same named statements', async () => {
+  // On the embedded database the new connection joins the one session the last one left, with
+  // its named statements still prepared: without dropping them first, preparing again fails.
+  const db = await openDatabase({
+    databaseUrl: process.env.DATABASE_URL ?? null,
+    dataDir,
+    migrationsDir: MIGRATIONS,
+    logger: pino({ level: 'silent' }),
+    poolSize: 1,
+    preparedStatements: true,
+    idleConnectionMs: 50,
+  });
+  try {
+    for (let i = 0; i < 3; i++) {
+      assert.deepEqual(await db.sql(PROBE, [i]), [{ n: i + 1 }]);
+      assert.deepEqual(await db.sql('SELECT $1::text AS v', [`round ${i}`]), [{ v: `round ${i}` }]);
+      assert.equal((await preparedProbes(db)).length, 1);
+      await new Promise((r) => setTimeout(r, 200)); // the pool closes the idle connection
+    }
+  } finally {
+    await db.close();
+  }
+});
+
 test('instants read back as the same Date: fractions, timestamp columns, and a session in another TimeZone', async () => {
   const db = await open(true);
   try {
