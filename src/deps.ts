@@ -15,7 +15,7 @@ import type { Cache } from './infra/cache/cache.js';
 import { MemoryCache } from './infra/cache/memory.js';
 import { RedisCache } from './infra/cache/redis.js';
 import type { Config } from './infra/config.js';
-import { type Database, openDatabase } from './infra/db/client.js';
+import { type Database, type DatabaseOptions, openDatabase } from './infra/db/client.js';
 import { DomainEvents } from './domain/events.js';
 import { fileTransport, smtpTransport } from './infra/mail/transport.js';
 import { MailWorker } from './infra/mail/worker.js';
@@ -63,6 +63,8 @@ export interface DepsOptions {
   webhookFetch?: Pick<PublicFetchOptions, 'resolve' | 'ca'>;
   /** argon2id's cost; OWASP's minimum unless code says otherwise (never the environment). */
   passwordCost?: Argon2Cost;
+  /** Tests: how the embedded database starts (one kept between test servers instead of a new one each). */
+  startEmbedded?: DatabaseOptions['startEmbedded'];
 }
 
 export function createLogger(config: Config): Logger {
@@ -85,6 +87,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     dataDir: config.dataDir,
     migrationsDir: MIGRATIONS_DIR,
     logger,
+    startEmbedded: opts.startEmbedded,
   });
   let cache: Cache;
   try {

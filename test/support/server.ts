@@ -2,7 +2,7 @@
 // real PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set, embedded PGlite and the
 // memory cache when not. Mail goes to a TestSmtp in the process. useServer() is the per-file
 // fixture; startTestServer() is for a test that needs a server of its own.
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -11,6 +11,7 @@ import { startWorkers } from '../../src/workers.js';
 import { loadConfig } from '../../src/infra/config.js';
 import { createDeps, type Deps } from '../../src/deps.js';
 import type { Argon2Cost } from '../../src/domain/passwords/password.js';
+import { takeEmbedded } from './embedded-pool.js';
 import { lazyFixture, useFixture, type FixtureOptions } from './fixture.js';
 import { request, type Reply, type RequestOptions } from './http.js';
 import { checkAgainstContract, compileContract, type Contract } from './openapi-contract.js';
@@ -95,9 +96,11 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     LOG_LEVEL: opts.logLevel ?? process.env.TEST_LOG_LEVEL ?? 'silent',
     ...opts.env,
   };
-  // The embedded database, initialized and migrated once per run (scripts/test.mjs), copied.
+  // The embedded database, initialized and migrated once per run (scripts/test.mjs): one kept
+  // between this process's servers (embedded-pool.ts). A test that names its own DATA_DIR gets
+  // the database in it, as `npm start` would.
   const template = process.env.TEST_PGLITE_TEMPLATE;
-  if (template && !env.DATABASE_URL && env.DATA_DIR === dataDir) cpSync(template, join(dataDir, 'pglite'), { recursive: true });
+  const startEmbedded = template && !env.DATABASE_URL && env.DATA_DIR === dataDir ? () => takeEmbedded(template) : undefined;
   // BASE_URL defaults from PORT; the port is known only after listen, so tests use the API host
   // name `localhost` (the default BASE_URL host) and pass their own BASE_URL when they need one.
   const config = loadConfig(env as NodeJS.ProcessEnv);
@@ -109,6 +112,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     mailRetryBaseMs: 200,
     webhookPollMs: 200,
     passwordCost: opts.passwordCost ?? TEST_ARGON2ID,
+    startEmbedded,
   });
   const app = await buildApp(deps);
   // The status refresher stays off: status tests drive its ticks themselves.
