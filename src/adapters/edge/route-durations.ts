@@ -1,17 +1,15 @@
 // The raw handlers' request durations in the HTTP duration histogram, each (method, route,
-// status) series bound once with prom-client's labels(). A handler answers the same (method,
-// route, status) request after request, so the last series is remembered; any other combination
-// is two map lookups. Routes are fixed labels: never a raw path or host.
+// status) series bound once with labels(). A handler answers the same (method, route, status)
+// request after request, so the last series is remembered; any other combination is three map
+// lookups. Routes are fixed labels: never a raw path or host.
 import { performance } from 'node:perf_hooks';
-import type { Histogram } from 'prom-client';
-
-type Series = ReturnType<Histogram<'method' | 'route' | 'status'>['labels']>;
+import type { DurationHistogram, DurationSeries as Series } from '../../infra/observability/metrics.js';
 
 export type ObserveDuration = (method: string | undefined, route: string, status: number, startMs: number) => void;
 
 const METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
-export function routeDurations(histogram: Histogram<'method' | 'route' | 'status'>): ObserveDuration {
+export function routeDurations(histogram: Pick<DurationHistogram, 'labels'>): ObserveDuration {
   // route → status → method: no key string is built per request.
   const byRoute = new Map<string, Map<number, Map<string, Series>>>();
   const seriesOf = (rawMethod: string | undefined, route: string, status: number): Series => {
@@ -21,7 +19,7 @@ export function routeDurations(histogram: Histogram<'method' | 'route' | 'status
     let byMethod = byStatus.get(status);
     if (!byMethod) byStatus.set(status, (byMethod = new Map()));
     let series = byMethod.get(method);
-    if (!series) byMethod.set(method, (series = histogram.labels({ method, route, status: String(status) })));
+    if (!series) byMethod.set(method, (series = histogram.labels(method, route, String(status))));
     return series;
   };
   let lastMethod: string | undefined;

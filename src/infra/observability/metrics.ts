@@ -1,19 +1,88 @@
 // Prometheus metrics: one registry per app instance (tests build several), default process
 // metrics, and the HTTP duration histogram labelled by route pattern, never by raw path or host.
 // Fastify routes and the raw handlers observe the same httpDuration histogram.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 
 type DurationLabels = 'method' | 'route' | 'status';
 
 export interface Metrics {
   registry: Registry;
-  httpDuration: Histogram<DurationLabels>;
+  httpDuration: DurationHistogram;
   statusChecks: Counter<'component' | 'ok'>;
   /** Duration of each status probe (broker, api), failed and timed-out ones included. */
   statusProbeDuration: Histogram<'component'>;
 }
 
-const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const DURATION_BUCKETS: readonly number[] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/** One (method, route, status) series of the duration histogram, bound once by whoever observes it. */
+export interface DurationSeries {
+  observe(seconds: number): void;
+}
+
+class Series implements DurationSeries {
+  /** Observations per bucket (not cumulative); the last slot counts those above every bound. */
+  readonly perBucket = new Float64Array(DURATION_BUCKETS.length + 1);
+  count = 0;
+  sum = 0;
+  constructor(readonly labels: Readonly<Record<DurationLabels, string>>) {}
+
+  observe(seconds: number): void {
+    let i = 0;
+    while (i < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[i]!) i++;
+    this.perBucket[i] = this.perBucket[i]! + 1;
+    this.count++;
+    this.sum += seconds;
+  }
+}
+
+type Sample = { metricName: string; labels: Record<string, string | number>; value: number };
+
+/**
+ * `http_request_duration_seconds`: a Prometheus histogram like prom-client's, exported through
+ * its registry, whose series are bound once. The raw handlers observe on every request (cards,
+ * /status, badges); with a bound series an observation is a bucket's increment, a count and a
+ * sum, where prom-client's Histogram checks and hashes the label set on each observation.
+ */
+export class DurationHistogram {
+  readonly name = 'http_request_duration_seconds';
+  readonly help = 'HTTP request duration by route pattern';
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+  private readonly series = new Map<string, Series>();
+
+  /** The series of a label set, made on first use. */
+  labels(method: string, route: string, status: string): DurationSeries {
+    const key = `${method} ${route} ${status}`;
+    let series = this.series.get(key);
+    if (series === undefined) this.series.set(key, (series = new Series({ method, route, status })));
+    return series;
+  }
+
+  observe(labels: Readonly<Record<DurationLabels, string>>, seconds: number): void {
+    this.labels(labels.method, labels.route, labels.status).observe(seconds);
+  }
+
+  /** The samples in prom-client's form: cumulative buckets with `le`, then `_sum` and `_count`. */
+  async get(): Promise<{ name: string; help: string; type: 'histogram'; aggregator: 'sum'; values: Sample[] }> {
+    const values: Sample[] = [];
+    for (const s of this.series.values()) {
+      let cumulative = 0;
+      DURATION_BUCKETS.forEach((le, i) => {
+        cumulative += s.perBucket[i]!;
+        values.push({ metricName: `${this.name}_bucket`, labels: { ...s.labels, le }, value: cumulative });
+      });
+      values.push({ metricName: `${this.name}_bucket`, labels: { ...s.labels, le: '+Inf' }, value: s.count });
+      values.push({ metricName: `${this.name}_sum`, labels: { ...s.labels }, value: s.sum });
+      values.push({ metricName: `${this.name}_count`, labels: { ...s.labels }, value: s.count });
+    }
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+  }
+
+  reset(): void {
+    this.series.clear();
+  }
+}
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
@@ -22,13 +91,10 @@ export function createMetrics(): Metrics {
   // login spends most of its time waiting on argon2, so those wakeups land on the logins' CPU. A scrape every 15 s still
   // gets 150 samples.
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
-  const httpDuration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request duration by route pattern',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: DURATION_BUCKETS,
-    registers: [registry],
-  });
+  const httpDuration = new DurationHistogram();
+  // prom-client's types name only its own metric classes; its registry reads a metric's name,
+  // help, type, aggregator, get() and reset(), which DurationHistogram has.
+  registry.registerMetric(httpDuration as unknown as Metric);
   const statusChecks = new Counter({
     name: 'service_edge_status_check_total',
     help: 'Status roll-up probe outcomes, counted on each refresh (cache miss)',
