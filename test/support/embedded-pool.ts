@@ -16,6 +16,8 @@ interface Kept {
 }
 
 const idle: Kept[] = [];
+/** Databases kept idle per process: a file that runs several servers at once leaves no more. */
+const MAX_IDLE = 2;
 const dirs = new Set<string>();
 let resetSql: Promise<string> | null = null;
 
@@ -34,26 +36,33 @@ async function query<Row>(url: string, run: (client: pg.Client) => Promise<Row>)
   }
 }
 
-const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /**
- * What brings a database back to the template's state, read from a fresh copy of the template:
- * one TRUNCATE of every table but the migrations' record, then the rows the migrations wrote (one
- * implicit transaction).
+ * What brings a database back to the template's state, read from a fresh copy of the template,
+ * run as one transaction: one TRUNCATE of every table but the migrations' record, the rows the
+ * migrations wrote put back (triggers off, identities as written), every sequence set back to
+ * where the template left it.
  */
 function readResetSql(url: string): Promise<string> {
   return query(url, async (client) => {
     const { rows } = await client.query<{ name: string }>(
-      `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' ORDER BY tablename`,
+      `SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables
+        WHERE schemaname NOT IN ('pg_catalog', 'information_schema') AND tablename <> '_prisma_migrations' ORDER BY 1`,
     );
-    const tables = rows.map((r) => quoted(r.name));
-    const statements = [`TRUNCATE ${tables.join(', ')} RESTART IDENTITY CASCADE`];
-    for (const table of tables) {
-      const seeded = await client.query<{ rows: string | null }>(`SELECT json_agg(t)::text AS rows FROM ${table} t`);
+    const statements = ['BEGIN', 'SET LOCAL session_replication_role = replica', `TRUNCATE ${rows.map((r) => r.name).join(', ')} RESTART IDENTITY CASCADE`];
+    for (const { name } of rows) {
+      const seeded = await client.query<{ rows: string | null }>(`SELECT json_agg(t)::text AS rows FROM ${name} t`);
       const json = seeded.rows[0]!.rows;
-      if (json !== null) statements.push(`INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, ${literal(json)})`);
+      if (json !== null) statements.push(`INSERT INTO ${name} OVERRIDING SYSTEM VALUE SELECT * FROM json_populate_recordset(NULL::${name}, ${literal(json)})`);
     }
+    const sequences = await client.query<{ name: string; last: string | null }>(
+      `SELECT format('%I.%I', schemaname, sequencename) AS name, last_value::text AS last FROM pg_sequences`,
+    );
+    for (const { name, last } of sequences.rows) {
+      statements.push(last === null ? `SELECT setval(${literal(name)}, (SELECT start_value FROM pg_sequences WHERE format('%I.%I', schemaname, sequencename) = ${literal(name)}), false)` : `SELECT setval(${literal(name)}, ${last}, true)`);
+    }
+    statements.push('COMMIT');
     return statements.join(';\n');
   });
 }
@@ -62,11 +71,16 @@ async function open(template: string): Promise<Kept> {
   const dir = mkdtempSync(join(tmpdir(), 'tunnel-svc-pglite-'));
   dirs.add(dir);
   cpSync(template, join(dir, 'pglite'), { recursive: true });
-  const db = await startEmbeddedPostgres(dir);
-  // Read while this copy is still the template's state.
-  resetSql ??= readResetSql(db.url);
-  await resetSql;
-  return { db, dir };
+  const kept = { db: await startEmbeddedPostgres(dir), dir };
+  // Read while this copy is still the template's state; a failed read is tried again next time.
+  try {
+    await (resetSql ??= readResetSql(kept.db.url));
+  } catch (err) {
+    resetSql = null;
+    await discard(kept);
+    throw err;
+  }
+  return kept;
 }
 
 async function discard(kept: Kept): Promise<void> {
@@ -95,8 +109,11 @@ export async function takeEmbedded(template: string): Promise<EmbeddedPostgres> 
           await client.query('DISCARD ALL');
           await client.query(sql);
         });
-        idle.push(kept);
-      } catch {
+        if (idle.length < MAX_IDLE) idle.push(kept);
+        else await discard(kept);
+      } catch (err) {
+        // Not silent: a reset that keeps failing would quietly cost every server a new database.
+        process.stderr.write(`embedded-pool: reset failed, database discarded: ${(err as Error).message}\n`);
         await discard(kept);
       }
     },
