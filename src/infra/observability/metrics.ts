@@ -28,15 +28,33 @@ class Series implements DurationSeries {
   constructor(readonly labels: Readonly<Record<DurationLabels, string>>) {}
 
   observe(seconds: number): void {
+    // prom-client refuses NaN and infinities; one would make the sum NaN for good.
+    if (!Number.isFinite(seconds)) return;
     let i = 0;
     while (i < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[i]!) i++;
     this.perBucket[i] = this.perBucket[i]! + 1;
     this.count++;
     this.sum += seconds;
   }
+
+  clear(): void {
+    this.perBucket.fill(0);
+    this.count = 0;
+    this.sum = 0;
+  }
 }
 
 type Sample = { metricName: string; labels: Record<string, string | number>; value: number };
+
+/** What prom-client's registry reads of a metric it did not make. */
+interface RegistryMetric {
+  readonly name: string;
+  readonly help: string;
+  readonly type: 'histogram';
+  readonly aggregator: 'sum';
+  get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: Sample[] }>;
+  reset(): void;
+}
 
 /**
  * `http_request_duration_seconds`: a Prometheus histogram like prom-client's, exported through
@@ -53,7 +71,7 @@ export class DurationHistogram {
 
   /** The series of a label set, made on first use. */
   labels(method: string, route: string, status: string): DurationSeries {
-    const key = `${method} ${route} ${status}`;
+    const key = `${method}\0${route}\0${status}`;
     let series = this.series.get(key);
     if (series === undefined) this.series.set(key, (series = new Series({ method, route, status })));
     return series;
@@ -67,6 +85,7 @@ export class DurationHistogram {
   async get(): Promise<{ name: string; help: string; type: 'histogram'; aggregator: 'sum'; values: Sample[] }> {
     const values: Sample[] = [];
     for (const s of this.series.values()) {
+      if (s.count === 0) continue; // reset and not observed since, as prom-client shows it
       let cumulative = 0;
       DURATION_BUCKETS.forEach((le, i) => {
         cumulative += s.perBucket[i]!;
@@ -79,8 +98,9 @@ export class DurationHistogram {
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
 
+  /** Zeroes every series in place: the handlers keep the series they bound, and go on counting. */
   reset(): void {
-    this.series.clear();
+    for (const series of this.series.values()) series.clear();
   }
 }
 
@@ -91,9 +111,9 @@ export function createMetrics(): Metrics {
   // login spends most of its time waiting on argon2, so those wakeups land on the logins' CPU. A scrape every 15 s still
   // gets 150 samples.
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
-  const httpDuration = new DurationHistogram();
-  // prom-client's types name only its own metric classes; its registry reads a metric's name,
-  // help, type, aggregator, get() and reset(), which DurationHistogram has.
+  const httpDuration = new DurationHistogram() satisfies RegistryMetric;
+  // prom-client's types name only its own metric classes (and its type as an enum); its registry
+  // reads a metric's name, help, type, aggregator, get() and reset(), checked just above.
   registry.registerMetric(httpDuration as unknown as Metric);
   const statusChecks = new Counter({
     name: 'service_edge_status_check_total',

@@ -47,6 +47,22 @@ test('the exposition equals a prom-client histogram fed the same observations', 
 
   await registry.resetMetrics();
   assert.deepEqual(DURATION_LINES(await registry.metrics()), []);
+  // A series bound before the reset goes on counting, as a prom-client child does.
+  card.observe(0.002);
+  assert.ok(DURATION_LINES(await registry.metrics()).includes('http_request_duration_seconds_count{method="GET",route="/.well-known/mcp/server-card.json",status="200"} 1'));
+});
+
+test('a duration that is not a finite number is not counted', async () => {
+  const { httpDuration } = createMetrics();
+  const series = httpDuration.labels('GET', '/status', '200');
+  series.observe(Number.NaN);
+  series.observe(Number.POSITIVE_INFINITY);
+  series.observe(0.003);
+  const { values } = await httpDuration.get();
+  assert.deepEqual(
+    values.filter((v) => v.metricName !== 'http_request_duration_seconds_bucket').map((v) => v.value),
+    [0.003, 1],
+  );
 });
 
 test('the same label set is one series however it is reached', async () => {
