@@ -1,9 +1,8 @@
 // Embedded databases kept open between the test servers of one process. Starting PGlite and
 // copying the migrated template (scripts/test-template.ts) was most of an embedded test server's
-// start; now a server that closes hands its database back reset to the template's state (every
-// table emptied, identities restarted, the rows the migrations wrote put back, the session's
-// prepared statements and settings discarded), and the next server of the process takes it.
-// A database that cannot be reset is closed, never handed out again.
+// start; now a server that closes hands its database back reset to the template's state
+// (readResetSql below, after DISCARD ALL), and the next server of the process takes it. A
+// database that cannot be reset is closed, never handed out again.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,7 +59,7 @@ function readResetSql(url: string): Promise<string> {
       `SELECT format('%I.%I', schemaname, sequencename) AS name, last_value::text AS last FROM pg_sequences`,
     );
     for (const { name, last } of sequences.rows) {
-      statements.push(last === null ? `SELECT setval(${literal(name)}, (SELECT start_value FROM pg_sequences WHERE format('%I.%I', schemaname, sequencename) = ${literal(name)}), false)` : `SELECT setval(${literal(name)}, ${last}, true)`);
+      statements.push(last === null ? `ALTER SEQUENCE ${name} RESTART` : `SELECT setval(${literal(name)}, ${last}, true)`);
     }
     statements.push('COMMIT');
     return statements.join(';\n');
