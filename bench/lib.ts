@@ -318,12 +318,13 @@ function track(child: ChildProcess): void {
  */
 export const SERVER_NODE_FLAGS: readonly string[] = startFlags(new URL('../package.json', import.meta.url));
 
-export async function spawnNode(script: string, env: Record<string, string>, readyPath = '/healthz'): Promise<Proc> {
+/** `nodeFlags` come after the flags of `npm start` (diagnostic probes only; the suites pass none). */
+export async function spawnNode(script: string, env: Record<string, string>, readyPath = '/healthz', nodeFlags: readonly string[] = []): Promise<Proc> {
   const port = await freePort();
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
   // BENCH_PROFILE_DIR: the server writes a V8 CPU profile there when it stops (where its time goes).
   const profile = process.env.BENCH_PROFILE_DIR && script === 'dist/main.js' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...profile, ...loader, script], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeFlags, ...profile, ...loader, script], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL ?? 'warn', NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
